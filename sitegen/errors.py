@@ -1,0 +1,67 @@
+"""Typed errors and located diagnostics; only the command line turns them into output and exit codes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One problem at one place, printed as `path:line:col: pointer: error: message [code]`."""
+
+    path: str
+    line: int | None
+    column: int | None
+    pointer: str | None
+    message: str
+    code: str
+
+    def format(self) -> str:
+        place = self.path
+        if self.line is not None:
+            place += f":{self.line}"
+            if self.column is not None:
+                place += f":{self.column}"
+        if self.pointer is not None:
+            place += f": {self.pointer or '/'}"
+        return f"{place}: error: {self.message} [{self.code}]"
+
+
+class SitegenError(Exception):
+    """Base of every error sitegen raises on purpose; anything else is a bug."""
+
+    exit_code = 1
+
+    def lines(self) -> list[str]:
+        return [f"error: {self}"]
+
+
+class DiagnosticsError(SitegenError):
+    """Several located problems found in one pass."""
+
+    exit_code = 2
+
+    def __init__(self, diagnostics: list[Diagnostic] | tuple[Diagnostic, ...]):
+        self.diagnostics = tuple(diagnostics)
+        super().__init__(f"{len(self.diagnostics)} problem(s)")
+
+    def lines(self) -> list[str]:
+        return [d.format() for d in self.diagnostics]
+
+
+class RecordsError(DiagnosticsError):
+    """The records cannot be loaded or do not agree with each other."""
+
+
+class PublicationError(DiagnosticsError):
+    """The records load but may not be published as they are (internal fields, stale results, unexplained changes)."""
+
+
+class CatalogError(DiagnosticsError):
+    """A translation catalog is missing, broken, fuzzy or incomplete."""
+
+
+class UsageError(SitegenError):
+    """The command was called with arguments that cannot work."""
+
+    exit_code = 2
