@@ -19,6 +19,14 @@ CONTRAST = "contrast"
 COMPLETED = "completed"
 CRASHED = "crashed"
 
+# Every scorer version sitegen ever shipped stays runnable, with the id of its matching method:
+# v5 accepted exact quote matches only; v6 also accepts a wider quote on the same line ("contained").
+MATCHING_METHODS = {
+    5: "structured-identity/whitespace-collapsed/v5",
+    6: "structured-identity/whitespace-collapsed/v6",
+}
+CURRENT_SCORER = 6
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -196,6 +204,7 @@ class Entry:
     explains: str | None
     source: str
     body: str  # Markdown, English
+    explains_line: int | None = None  # line of the `explains:` header, so later checks can point at it
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,5 @@
+"""Allows `python -m sitegen`."""
+
+from .cli import main_entry
+
+main_entry()

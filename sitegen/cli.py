@@ -1,0 +1,255 @@
+"""The command line: the only module that prints or exits, so everything else stays testable as plain functions."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+from .errors import SitegenError, UsageError
+
+DEFAULT_RECORDS = "records"
+DEFAULT_OUT = "site"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse would exit on its own; raise so main() chooses the exit code
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _records_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--records", default=DEFAULT_RECORDS, metavar="DIR",
+                        help=f"the records folder to read (default: {DEFAULT_RECORDS})")
+
+
+def _jobs_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                        help="worker processes to use (default: 1); results are identical for any N")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="sitegen", description="Publish an AI review engine's measured quality as a static site readers can verify.")
+    parser.add_argument("--version", action="version", version=f"sitegen {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser("build", help="check the records and build the site", description=(
+        "Read and check every record, verify the results record against a fresh scoring, and write the site "
+        "(both languages, downloads with checksums) into a temporary folder that then replaces OUT. "
+        "Dates the build stamps come from SOURCE_DATE_EPOCH."))
+    _records_arg(p)
+    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"the site folder to (re)place (default: {DEFAULT_OUT})")
+    _jobs_arg(p)
+    noise = p.add_mutually_exclusive_group()
+    noise.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    noise.add_argument("--verbose", "-v", action="store_true", help="print every build phase with counts")
+    p.set_defaults(handler=_build)
+
+    p = sub.add_parser("score", help="score runs into the results record", description=(
+        "Score the named runs with the scorer version each run names and write their results into results.json. "
+        "A run already in the record must reproduce byte for byte; otherwise nothing is written and the difference is shown."))
+    _records_arg(p)
+    p.add_argument("runs", nargs="*", metavar="RUN", help="run ids to score")
+    p.add_argument("--all", action="store_true", help="score every published run")
+    _jobs_arg(p)
+    p.set_defaults(handler=_score)
+
+    p = sub.add_parser("explain", help="show how one case's findings were matched against its key", description=(
+        "For one case version of one run: each expected finding with the finding that matched it or why none did, "
+        "then duplicates, prohibited, voluntary and unexpected findings, per repetition and stage."))
+    _records_arg(p)
+    p.add_argument("run", metavar="RUN")
+    p.add_argument("case_version", metavar="CASE")
+    p.add_argument("--repetition", type=int, metavar="N", help="only this repetition")
+    p.add_argument("--stage", choices=["reviewer", "report"], help="only this stage")
+    p.set_defaults(handler=_explain)
+
+    p = sub.add_parser("fingerprint", help="print the fingerprint of run setups", description=(
+        "Print the SHA-256 of the canonical JSON of each run setup's configuration, the value setups.json must carry."))
+    _records_arg(p)
+    p.add_argument("setups", nargs="*", metavar="SETUP", help="setup ids (default: all)")
+    p.set_defaults(handler=_fingerprint)
+
+    p = sub.add_parser("release-check", help="decide whether the NEW version may be released (exit 0 RELEASE, 1 BLOCK, 2 bad input)",
+                       description="Read a golden-set comparison of an OLD and a NEW version and print the release decision.")
+    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file; omitted or - reads standard input")
+    p.set_defaults(handler=_release_check)
+
+    p = sub.add_parser("compare", help="compare two runs observation by observation", description=(
+        "Compare two runs of the same suite version, scorer and assessment: the counts per measure, then every "
+        "observation whose result changed, regressions first. Refuses incompatible runs (exit 2)."))
+    _records_arg(p)
+    p.add_argument("run_a", metavar="RUN_A")
+    p.add_argument("run_b", metavar="RUN_B")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
+    p.set_defaults(handler=_compare)
+
+    p = sub.add_parser("check", help="the deterministic checks a release may be gated on", description=(
+        "Records load and validate; every results entry reproduces; every version change is explained; the catalogs "
+        "are complete; published files hold no internal field; two builds are byte-identical. Exit 1 on any failure."))
+    _records_arg(p)
+    p.set_defaults(handler=_check)
+
+    p = sub.add_parser("entry", help="hand-written changelog entries")
+    entry_sub = p.add_subparsers(dest="entry_command", metavar="ACTION", parser_class=_Parser)
+    entry_sub.required = True
+    q = entry_sub.add_parser("new", help="write a new changelog entry file and print its path", description=(
+        "Write records/changelog/<date>-<slug>.md with the right header and a sentence to replace. Never overwrites."))
+    _records_arg(q)
+    q.add_argument("--category", required=True, help="publication-rules, engine-change, measurement-method, test-cases, scoring-rules or run-setup")
+    q.add_argument("--explains", metavar="KIND:VERSION", help="the version change it explains, e.g. scorer:7")
+    q.add_argument("--date", metavar="YYYY-MM-DD", help="the entry's date (default: today)")
+    q.add_argument("--source", metavar="URL", help="an https link to where the change was made or discussed")
+    q.add_argument("--slug", help="file name part after the date (default: from category and explains)")
+    q.set_defaults(handler=_entry_new)
+
+    p = sub.add_parser("serve", help="build and serve the site on 127.0.0.1, rebuilding when records change")
+    _records_arg(p)
+    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"the site folder (default: {DEFAULT_OUT})")
+    p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default: 8000)")
+    p.set_defaults(handler=_serve)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit code (0 success, 1 failed check or BLOCK, 2 bad input or usage)."""
+    try:
+        args = build_parser().parse_args(argv)
+        return args.handler(args)
+    except SystemExit as exc:  # --help and --version
+        return int(exc.code or 0)
+    except SitegenError as exc:
+        for line in exc.lines():
+            print(line, file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def main_entry() -> None:
+    sys.exit(main())
+
+
+# --- handlers ------------------------------------------------------------------
+
+
+def _load(args):
+    from .records import load_records
+
+    return load_records(Path(args.records))
+
+
+def _build(args) -> int:
+    from .build import build_site
+
+    progress = None if args.quiet else _Progress(verbose=args.verbose)
+    summary = build_site(Path(args.records), Path(args.out), jobs=args.jobs, progress=progress)
+    if not args.quiet:
+        print(f"built {summary.pages} pages and {summary.downloads} downloads into {summary.out}")
+        print(f"open {summary.out / 'index.html'}")
+    return 0
+
+
+class _Progress:
+    """Stage lines on a terminal (or always with --verbose); silent in pipes unless asked."""
+
+    def __init__(self, *, verbose: bool):
+        self.verbose = verbose
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, phase: str, detail: str = "") -> None:
+        if self.verbose or self.tty:
+            print(f"sitegen: {phase}{': ' + detail if detail else ''}", file=sys.stderr)
+
+
+def _score(args) -> int:
+    from .results import score_into_record
+
+    if not args.runs and not args.all:
+        raise UsageError("name at least one RUN, or use --all")
+    records = _load(args)
+    report = score_into_record(records, Path(args.records), run_ids=None if args.all else tuple(args.runs), jobs=args.jobs)
+    for line in report.lines:
+        print(line)
+    return 0
+
+
+def _explain(args) -> int:
+    from .explanation import explain_case
+
+    records = _load(args)
+    print(explain_case(records, args.run, args.case_version, repetition=args.repetition, stage=args.stage), end="")
+    return 0
+
+
+def _fingerprint(args) -> int:
+    records = _load(args)
+    chosen = args.setups or sorted(records.setups)
+    for setup_id in chosen:
+        if setup_id not in records.setups:
+            raise UsageError(f'unknown run setup "{setup_id}"')
+        print(f"{records.setups[setup_id].fingerprint}  {setup_id}")
+    return 0
+
+
+def _release_check(args) -> int:
+    from .release import decide_release, format_release, parse_release_input
+
+    try:
+        if args.file == "-":
+            text, source = sys.stdin.buffer.read().decode("utf-8"), "<stdin>"
+        else:
+            text, source = Path(args.file).read_text(encoding="utf-8"), args.file
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read {args.file}: {error}") from error
+    decision = decide_release(parse_release_input(text, source=source))
+    sys.stdout.write(format_release(decision))
+    return 0 if decision.release else 1
+
+
+def _compare(args) -> int:
+    from .comparison import compare_runs, format_comparison
+
+    records = _load(args)
+    comparison = compare_runs(records, args.run_a, args.run_b)
+    if args.format == "json":
+        print(json.dumps(comparison.to_json(), indent=2, ensure_ascii=False, sort_keys=True))
+    else:
+        print(format_comparison(comparison), end="")
+    return 0
+
+
+def _check(args) -> int:
+    from .checks import run_checks
+
+    outcome = run_checks(Path(args.records))
+    for line in outcome.lines:
+        print(line)
+    return 0 if outcome.passed else 1
+
+
+def _entry_new(args) -> int:
+    from .entries import create_entry
+
+    date = args.date or datetime.date.today().isoformat()
+    path = create_entry(Path(args.records) / "changelog", category=args.category, explains=args.explains, date=date,
+                        source=args.source, slug=args.slug)
+    print(path)
+    return 0
+
+
+def _serve(args) -> int:
+    from .serving import serve
+
+    serve(Path(args.records), Path(args.out), port=args.port, log=lambda line: print(line, file=sys.stderr))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main_entry()

@@ -1,0 +1,189 @@
+"""Strict JSON reading with line and column for any JSON pointer, computed only when a problem needs a place."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from .errors import Diagnostic
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _Duplicate()
+    return result
+
+
+@dataclass
+class JsonText:
+    """One parsed file: its value, and a lazily built map from pointers to positions."""
+
+    path: str
+    text: str
+    value: object = None
+    _positions: dict[str, tuple[int, int]] | None = field(default=None, repr=False)
+
+    def position(self, pointer: str) -> tuple[int | None, int | None]:
+        if self._positions is None:
+            try:
+                self._positions = _index_positions(self.text)
+            except ValueError:
+                self._positions = {}
+        # fall back to the nearest ancestor that has a position
+        probe = pointer
+        while True:
+            if probe in self._positions:
+                return self._positions[probe]
+            if not probe:
+                return (None, None)
+            probe = probe.rsplit("/", 1)[0]
+
+    def diagnostic(self, pointer: str, message: str, code: str) -> Diagnostic:
+        line, column = self.position(pointer)
+        return Diagnostic(self.path, line, column, pointer, message, code)
+
+
+def escape_pointer(token: object) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def parse_json(path: str, data: bytes) -> tuple[JsonText | None, list[Diagnostic]]:
+    """Parse bytes strictly: UTF-8, no duplicate keys, no NaN or Infinity."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return None, [Diagnostic(path, line, column, None, "file is not valid UTF-8", "json.encoding")]
+    if text.startswith("\ufeff"):
+        return None, [Diagnostic(path, 1, 1, None, "file starts with a byte order mark; save it as UTF-8 without BOM", "json.encoding")]
+    try:
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_refuse_constant)
+    except _Duplicate:
+        return None, _find_duplicates(path, text)
+    except json.JSONDecodeError as exc:
+        return None, [Diagnostic(path, exc.lineno, exc.colno, None, f"malformed JSON: {exc.msg}", "json.syntax")]
+    except ValueError as exc:
+        line, column = _locate_constant(text)
+        return None, [Diagnostic(path, line, column, None, f"malformed JSON: {exc}", "json.syntax")]
+    return JsonText(path, text, value), []
+
+
+def _locate_constant(text: str) -> tuple[int | None, int | None]:
+    for match in re.finditer(r"-?\b(NaN|Infinity)\b", text):
+        return _line_col(text, match.start())
+    return (None, None)
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _find_duplicates(path: str, text: str) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+
+    def on_duplicate(pointer: str, key: str, offset: int) -> None:
+        line, column = _line_col(text, offset)
+        found.append(
+            Diagnostic(path, line, column, pointer, f'duplicate key "{key}" (JSON keeps only the last one)', "json.duplicate-key")
+        )
+
+    _Scanner(text, on_duplicate).scan()
+    return found
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
+
+
+def _index_positions(text: str) -> dict[str, tuple[int, int]]:
+    positions: dict[str, tuple[int, int]] = {}
+    starts: dict[str, int] = {}
+    _Scanner(text, None, starts).scan()
+    # convert offsets to line/column in one pass over sorted offsets
+    line, last = 1, 0
+    for pointer, offset in sorted(starts.items(), key=lambda item: item[1]):
+        line += text.count("\n", last, offset)
+        last = offset
+        positions[pointer] = (line, offset - (text.rfind("\n", 0, offset) + 1) + 1)
+    return positions
+
+
+class _Scanner:
+    """A small recursive-descent walk over already valid JSON, used only to report places."""
+
+    def __init__(self, text: str, on_duplicate=None, starts: dict[str, int] | None = None):
+        self.text = text
+        self.on_duplicate = on_duplicate
+        self.starts = starts
+
+    def scan(self) -> None:
+        self._value(_WS.match(self.text, 0).end(), "")
+
+    def _skip(self, pos: int) -> int:
+        return _WS.match(self.text, pos).end()
+
+    def _value(self, pos: int, pointer: str) -> int:
+        if self.starts is not None:
+            self.starts[pointer] = pos
+        char = self.text[pos]
+        if char == "{":
+            return self._object(pos + 1, pointer)
+        if char == "[":
+            return self._array(pos + 1, pointer)
+        if char == '"':
+            match = _STRING.match(self.text, pos)
+        else:
+            match = _SCALAR.match(self.text, pos)
+        if not match:
+            raise ValueError(f"unexpected character at offset {pos}")
+        return match.end()
+
+    def _object(self, pos: int, pointer: str) -> int:
+        seen: set[str] = set()
+        pos = self._skip(pos)
+        if self.text[pos] == "}":
+            return pos + 1
+        while True:
+            pos = self._skip(pos)
+            match = _STRING.match(self.text, pos)
+            if not match:
+                raise ValueError(f"expected a key at offset {pos}")
+            key = json.loads(match.group(0))
+            child = f"{pointer}/{escape_pointer(key)}"
+            if key in seen and self.on_duplicate:
+                self.on_duplicate(child, key, pos)
+            seen.add(key)
+            pos = self._skip(match.end())
+            pos = self._skip(pos + 1)  # the colon
+            pos = self._skip(self._value(pos, child))
+            if self.text[pos] == ",":
+                pos += 1
+                continue
+            return pos + 1
+
+    def _array(self, pos: int, pointer: str) -> int:
+        pos = self._skip(pos)
+        if self.text[pos] == "]":
+            return pos + 1
+        index = 0
+        while True:
+            pos = self._skip(pos)
+            pos = self._skip(self._value(pos, f"{pointer}/{index}"))
+            index += 1
+            if self.text[pos] == ",":
+                pos += 1
+                continue
+            return pos + 1

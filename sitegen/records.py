@@ -1,0 +1,435 @@
+"""Reads every records file, checks it against its schema and against the others, and reports all problems at once."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+from types import MappingProxyType
+
+from . import model as m
+from .errors import Diagnostic, RecordsError
+from .jsonread import JsonText, parse_json
+from .schema import Validator, load_schema
+from .text import DocumentText
+
+CONFIG_FILE = "sitegen.json"
+SETUPS_FILE = "setups.json"
+RUNS_FILE = "runs.json"
+CASES_FILE = "cases.json"
+RESULTS_FILE = "results.json"
+CHANGELOG_DIR = "changelog"
+
+
+def fingerprint(configuration: object) -> str:
+    """SHA-256 of the canonical JSON of a run setup's configuration."""
+    return hashlib.sha256(canonical_configuration(configuration).encode("utf-8")).hexdigest()
+
+
+def canonical_configuration(configuration: object) -> str:
+    return json.dumps(configuration, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class _Collector:
+    """Gathers diagnostics from every file so the loader can fail once, with all of them."""
+
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        self.diagnostics.append(diagnostic)
+
+    def at(self, doc: JsonText, pointer: str, message: str, code: str) -> None:
+        self.diagnostics.append(doc.diagnostic(pointer, message, code))
+
+    def file(self, path: str, message: str, code: str) -> None:
+        self.diagnostics.append(Diagnostic(path, None, None, None, message, code))
+
+
+def _read(root: Path, name: str, schema: str, out: _Collector, files: dict[str, m.SourceFile]) -> JsonText | None:
+    path = root / name
+    shown = str(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        out.file(shown, f"file is missing (expected the {schema} records here)", "record.file-missing")
+        return None
+    except OSError as exc:
+        out.file(shown, f"cannot read file: {exc.strerror}", "record.file-unreadable")
+        return None
+    files[name] = m.SourceFile(name, data)
+    doc, problems = parse_json(shown, data)
+    if problems:
+        out.diagnostics.extend(problems)
+        return None
+    before = len(out.diagnostics)
+    Validator(load_schema(schema), lambda p, msg, code: out.at(doc, p, msg, code)).validate(doc.value)
+    return doc if len(out.diagnostics) == before else None
+
+
+def load_records(root: Path | str) -> m.Records:
+    """Load and cross-check every records file under root; raise RecordsError listing every problem."""
+    root = Path(root)
+    out = _Collector()
+    files: dict[str, m.SourceFile] = {}
+    if not root.is_dir():
+        raise RecordsError([Diagnostic(str(root), None, None, None, "records folder does not exist", "record.folder-missing")])
+
+    config_doc = _read(root, CONFIG_FILE, "config", out, files)
+    setups_doc = _read(root, SETUPS_FILE, "setups", out, files)
+    runs_doc = _read(root, RUNS_FILE, "runs", out, files)
+    cases_doc = _read(root, CASES_FILE, "cases", out, files)
+    config = _config(config_doc, out) if config_doc else None
+    answer_docs = []
+    if config is not None:
+        for name in config.answers:
+            answer_docs.append(_read(root, name, "answers", out, files))
+        for published in config.publish:
+            if published.record not in files and not (root / published.record).is_file():
+                out.at(config_doc, "/publish", f'published record "{published.record}" does not exist', "record.dangling-file")
+    results_json = None
+    results_path = root / RESULTS_FILE
+    if results_path.is_file():
+        results_json = results_path.read_bytes()
+        files[RESULTS_FILE] = m.SourceFile(RESULTS_FILE, results_json)
+
+    setups = _setups(setups_doc, out) if setups_doc else {}
+    suites, case_versions, pairs = _cases(cases_doc, out) if cases_doc else ((), {}, ())
+    runs = _runs(runs_doc, out, setups=setups, suites=suites) if runs_doc else ()
+    answers: dict[tuple[str, str, int], m.Answer] = {}
+    if config is not None and runs_doc and cases_doc and setups_doc:
+        run_index = {r.id: r for r in runs}
+        suite_index = {(s.id, s.version): s for s in suites}
+        published_answers = {p.record for p in config.publish}
+        for name, doc in zip(config.answers, answer_docs):
+            if doc is not None:
+                _answers(doc, name, out, answers, runs=run_index, suites=suite_index, case_versions=case_versions,
+                         setups=setups, published=name in published_answers)
+        _completeness(runs_doc, runs, answers, suite_index, out)
+
+    entries: tuple[m.Entry, ...] = ()
+    if (root / CHANGELOG_DIR).is_dir():
+        from .entries import load_entries
+
+        try:
+            entries = load_entries(root / CHANGELOG_DIR)
+        except RecordsError as exc:
+            out.diagnostics.extend(exc.diagnostics)
+
+    if out.diagnostics:
+        raise RecordsError(out.diagnostics)
+    return m.Records(
+        config=config,
+        suites=suites,
+        case_versions=MappingProxyType(case_versions),
+        pairs=pairs,
+        setups=MappingProxyType(setups),
+        runs=runs,
+        answers=MappingProxyType(answers),
+        entries=entries,
+        results_json=results_json,
+        files=MappingProxyType(files),
+    )
+
+
+def _config(doc: JsonText, out: _Collector) -> m.Config:
+    v = doc.value
+    for language in v["languages"]:
+        if language not in v["title"]:
+            out.at(doc, "/title", f'no title for language "{language}"', "record.missing-field")
+    if v["default_language"] not in v["languages"]:
+        out.at(doc, "/default_language", f'"{v["default_language"]}" is not among the languages', "record.value")
+    names = Counter(p["name"] for p in v["publish"])
+    for index, p in enumerate(v["publish"]):
+        if names[p["name"]] > 1:
+            out.at(doc, f"/publish/{index}/name", f'"{p["name"]}" is published twice', "record.duplicate-id")
+    return m.Config(
+        title=MappingProxyType(dict(v["title"])),
+        base_url=v["base_url"],
+        languages=tuple(v["languages"]),
+        default_language=v["default_language"],
+        source_repository=v["source_repository"],
+        answers=tuple(v["answers"]),
+        publish=tuple(m.PublishedFile(p["record"], p["name"]) for p in v["publish"]),
+        internal_fields=tuple(v["internal_fields"]),
+    )
+
+
+def _duplicates(doc: JsonText, items: list, pointer: str, what: str, out: _Collector, key=lambda x: x["id"]) -> None:
+    seen: dict[object, int] = {}
+    for index, item in enumerate(items):
+        k = key(item)
+        if k in seen:
+            shown = k if isinstance(k, str) else " version ".join(str(p) for p in k)
+            out.at(doc, f"{pointer}/{index}/id", f'duplicate {what} id "{shown}" (first at {pointer}/{seen[k]})', "record.duplicate-id")
+        else:
+            seen[k] = index
+
+
+def _setups(doc: JsonText, out: _Collector) -> dict[str, m.Setup]:
+    items = doc.value["setups"]
+    _duplicates(doc, items, "/setups", "run setup", out)
+    setups = {}
+    for index, s in enumerate(items):
+        computed = fingerprint(s["configuration"])
+        if computed != s["fingerprint"]:
+            out.at(doc, f"/setups/{index}/fingerprint",
+                   f"fingerprint does not match the configuration: stored {s['fingerprint'][:12]}…, computed {computed} "
+                   "(sitegen computes it; run `sitegen fingerprint` to print it)", "record.fingerprint")
+        setups.setdefault(s["id"], m.Setup(s["id"], canonical_configuration(s["configuration"]), computed, s["configuration"]["merge"]))
+    return setups
+
+
+def _passage(doc: JsonText, pointer: str, raw: dict | None, text: DocumentText, out: _Collector) -> m.Passage | None:
+    if raw is None:
+        return None
+    quote = raw.get("quote")
+    lines = tuple(raw["lines"]) if "lines" in raw else None
+    if lines is not None:
+        first, last = lines
+        if first > last or last > text.line_count:
+            out.at(doc, f"{pointer}/lines", f"line span {first}-{last} is outside the document (lines 1-{text.line_count})", "record.line-span")
+            return None
+    if quote is not None:
+        spans = text.occurrences(quote)
+        if not spans:
+            out.at(doc, f"{pointer}/quote", f"quoted passage is not in the document: {json.dumps(quote, ensure_ascii=False)}", "record.passage-not-found")
+            return None
+        if lines is None:
+            if len(spans) > 1:
+                out.at(doc, f"{pointer}/quote", f"quoted passage stands {len(spans)} times in the document; add \"lines\" to say which", "record.passage-ambiguous")
+                return None
+            lines = spans[0]
+        elif not any(lines[0] <= a and b <= lines[1] for a, b in spans):
+            out.at(doc, f"{pointer}/quote", f"quoted passage does not stand within lines {lines[0]}-{lines[1]}", "record.passage-lines")
+            return None
+    return m.Passage(quote, lines)
+
+
+def _cases(doc: JsonText, out: _Collector):
+    v = doc.value
+    _duplicates(doc, v["suites"], "/suites", "suite", out, key=lambda s: (s["id"], s["version"]))
+    _duplicates(doc, v["case_versions"], "/case_versions", "case version", out)
+    _duplicates(doc, v["pairs"], "/pairs", "pair", out)
+    case_versions: dict[str, m.CaseVersion] = {}
+    for index, c in enumerate(v["case_versions"]):
+        pointer = f"/case_versions/{index}"
+        text = DocumentText(c["document"])
+        rule_ids = [r["id"] for r in c["rules"]]
+        seen_rules: set[str] = set()
+        for r_index, rule_id in enumerate(rule_ids):
+            if rule_id in seen_rules:
+                out.at(doc, f"{pointer}/rules/{r_index}/id", f'duplicate rule id "{rule_id}"', "record.duplicate-id")
+            seen_rules.add(rule_id)
+        key = c["key"]
+        seen_ids: dict[str, str] = {}
+        groups = {}
+        for group in ("expected", "prohibited"):
+            built = []
+            for k_index, k in enumerate(key[group]):
+                kp = f"{pointer}/key/{group}/{k_index}"
+                if k["id"] in seen_ids:
+                    out.at(doc, f"{kp}/id", f'duplicate key finding id "{k["id"]}" (first in {seen_ids[k["id"]]})', "record.duplicate-id")
+                seen_ids[k["id"]] = f"{pointer}/key/{group}"
+                for r_index, rule in enumerate(k["rules"]):
+                    if rule not in seen_rules:
+                        out.at(doc, f"{kp}/rules/{r_index}", f'rule "{rule}" is not among the case\'s rules{_hint(rule, rule_ids)}', "record.dangling-rule")
+                passage = _passage(doc, f"{kp}/passage", k["passage"], text, out)
+                built.append(m.KeyFinding(k["id"], k["kind"], tuple(k["rules"]), k["missing"], passage, k.get("reviewer_expected", True)))
+            groups[group] = tuple(built)
+        voluntary = []
+        for k_index, vs in enumerate(key["voluntary"]):
+            kp = f"{pointer}/key/voluntary/{k_index}"
+            if vs["rule"] not in seen_rules:
+                out.at(doc, f"{kp}/rule", f'rule "{vs["rule"]}" is not among the case\'s rules{_hint(vs["rule"], rule_ids)}', "record.dangling-rule")
+            voluntary.append(m.VoluntaryStrength(vs["rule"], _passage(doc, f"{kp}/passage", vs.get("passage"), text, out)))
+        for p_index, p in enumerate(groups["prohibited"]):
+            for e in groups["expected"]:
+                if (p.kind, frozenset(p.rules), p.missing, p.passage) == (e.kind, frozenset(e.rules), e.missing, e.passage):
+                    out.at(doc, f"{pointer}/key/prohibited/{p_index}",
+                           f'prohibited finding "{p.id}" is identical to expected finding "{e.id}"', "record.prohibited-is-expected")
+        case_versions.setdefault(c["id"], m.CaseVersion(
+            id=c["id"], case=c["case"], variant=c["variant"], title=c["title"], document_type=c["document_type"],
+            document=c["document"], rules=tuple(m.Rule(r["id"], r["title"], r["text"]) for r in c["rules"]),
+            key=m.Key(groups["expected"], groups["prohibited"], tuple(voluntary)),
+        ))
+    suites = []
+    for index, s in enumerate(v["suites"]):
+        for c_index, cv in enumerate(s["case_versions"]):
+            if cv not in case_versions:
+                out.at(doc, f"/suites/{index}/case_versions/{c_index}", f'unknown case version "{cv}"{_hint(cv, case_versions)}', "record.dangling-reference")
+        suites.append(m.Suite(s["id"], s["version"], s["title"], tuple(s["case_versions"])))
+    pairs = []
+    for index, p in enumerate(v["pairs"]):
+        a, b = p["versions"]
+        for c_index, cv in enumerate((a, b)):
+            if cv not in case_versions:
+                out.at(doc, f"/pairs/{index}/versions/{c_index}", f'unknown case version "{cv}"{_hint(cv, case_versions)}', "record.dangling-reference")
+        if a == b:
+            out.at(doc, f"/pairs/{index}/versions", "a pair needs two different case versions", "record.value")
+        elif a in case_versions and b in case_versions and p["kind"] == m.INVARIANCE and not p["rules_differ"]:
+            if case_versions[a].rules != case_versions[b].rules:
+                out.at(doc, f"/pairs/{index}/rules_differ",
+                       "the two versions have different rules; set rules_differ to true if that is on purpose", "record.pair-rules")
+        pairs.append(m.Pair(p["id"], p["kind"], (a, b), p["detail"], p["rules_differ"]))
+    return tuple(suites), case_versions, tuple(pairs)
+
+
+def _runs(doc: JsonText, out: _Collector, *, setups: dict, suites: tuple[m.Suite, ...]) -> tuple[m.Run, ...]:
+    items = doc.value["runs"]
+    _duplicates(doc, items, "/runs", "run", out)
+    suite_keys = {(s.id, s.version) for s in suites}
+    runs = []
+    for index, r in enumerate(items):
+        pointer = f"/runs/{index}"
+        if setups and r["setup"] not in setups:
+            out.at(doc, f"{pointer}/setup", f'unknown run setup "{r["setup"]}"{_hint(r["setup"], setups)}', "record.dangling-reference")
+        if suites and (r["suite"], r["suite_version"]) not in suite_keys:
+            out.at(doc, f"{pointer}/suite_version", f'unknown suite version "{r["suite"]}" version {r["suite_version"]}', "record.dangling-reference")
+        scorer = r["scorer"]
+        expected_method = m.MATCHING_METHODS.get(scorer["version"])
+        if expected_method is None:
+            known = ", ".join(str(k) for k in sorted(m.MATCHING_METHODS))
+            out.at(doc, f"{pointer}/scorer/version", f"unknown scorer version {scorer['version']} (this sitegen knows {known})", "record.scorer-version")
+        elif scorer["matching_method"] != expected_method:
+            out.at(doc, f"{pointer}/scorer/matching_method",
+                   f'scorer version {scorer["version"]} uses matching method "{expected_method}", not "{scorer["matching_method"]}"', "record.matching-method")
+        runs.append(m.Run(
+            id=r["id"], date=r["date"], setup=r["setup"], suite=r["suite"], suite_version=r["suite_version"],
+            scorer_version=scorer["version"], matching_method=scorer["matching_method"],
+            report_version=r["report"]["version"], runner_version=r["report"]["runner"], run_record_version=r["report"]["run_record"],
+            assessment_version=r["assessment"]["version"], policy=r["assessment"]["policy"], engine_version=r["engine_version"],
+            repetitions=r["repetitions"], published=r["published"], status=r["status"],
+        ))
+        _check_date(doc, f"{pointer}/date", r["date"], out)
+    return tuple(runs)
+
+
+def _check_date(doc: JsonText, pointer: str, value: str, out: _Collector) -> None:
+    import datetime
+
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError:
+        out.at(doc, pointer, f'"{value}" is not a calendar date (YYYY-MM-DD)', "record.date")
+
+
+def _finding(raw: dict, trace: bool) -> m.Finding:
+    location = raw["location"]
+    return m.Finding(
+        id=raw["id"], kind=raw["kind"], rule=raw["rule"], supporting_rules=tuple(raw["supporting_rules"]),
+        missing=raw["missing"], quote=raw["quote"], location=tuple(location["lines"]) if location else None,
+        wording=raw["wording"], trace=tuple(raw["trace"]) if trace else (),
+    )
+
+
+def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: _Collector, *, merge: bool | None) -> m.EngineAnswer:
+    ids: dict[str, str] = {}
+    reviewers = []
+    reviewer_ids: set[str] = set()
+    for r_index, reviewer in enumerate(raw["reviewers"]):
+        rp = f"{pointer}/reviewers/{r_index}"
+        if reviewer["id"] in reviewer_ids:
+            out.at(doc, f"{rp}/id", f'duplicate reviewer id "{reviewer["id"]}"', "record.duplicate-id")
+        reviewer_ids.add(reviewer["id"])
+        findings = []
+        for f_index, f in enumerate(reviewer["findings"]):
+            fp = f"{rp}/findings/{f_index}"
+            if f["id"] in ids:
+                out.at(doc, f"{fp}/id", f'duplicate finding id "{f["id"]}" (first at {ids[f["id"]]})', "record.duplicate-id")
+            ids.setdefault(f["id"], fp)
+            _check_location(doc, fp, f, out)
+            findings.append(_finding(f, False))
+        reviewers.append(m.Reviewer(reviewer["id"], tuple(findings)))
+    reviewer_finding_ids = set(ids)
+    for c_index, correction in enumerate(raw["quote_corrections"]):
+        if correction["finding"] not in reviewer_finding_ids:
+            out.at(doc, f"{pointer}/quote_corrections/{c_index}/finding",
+                   f'quote correction for unknown reviewer finding "{correction["finding"]}"{_hint(correction["finding"], reviewer_finding_ids)}',
+                   "record.dangling-reference")
+    report = None
+    if raw["report"] is not None:
+        report_findings = []
+        for f_index, f in enumerate(raw["report"]["findings"]):
+            fp = f"{pointer}/report/findings/{f_index}"
+            if f["id"] in ids:
+                out.at(doc, f"{fp}/id", f'duplicate finding id "{f["id"]}" (first at {ids[f["id"]]})', "record.duplicate-id")
+            ids.setdefault(f["id"], fp)
+            for t_index, target in enumerate(f["trace"]):
+                if target not in reviewer_finding_ids:
+                    out.at(doc, f"{fp}/trace/{t_index}", f'trace to non-existent reviewer finding "{target}"{_hint(target, reviewer_finding_ids)}',
+                           "record.dangling-trace")
+            _check_location(doc, fp, f, out)
+            report_findings.append(_finding(f, True))
+        report = tuple(report_findings)
+    if merge is not None and raw["status"] == m.COMPLETED:
+        if merge and report is None:
+            out.at(doc, f"{pointer}/report", "the run goes through the merge, so the answer needs a report", "record.report-missing")
+        elif not merge and report is not None:
+            out.at(doc, f"{pointer}/report", "the run does not go through the merge, so report must be null", "record.report-unexpected")
+    return m.EngineAnswer(raw["status"], tuple(reviewers), tuple(m.QuoteCorrection(c["finding"], c["before"], c["after"]) for c in raw["quote_corrections"]), report)
+
+
+def _check_location(doc: JsonText, pointer: str, finding: dict, out: _Collector) -> None:
+    location = finding["location"]
+    if location and location["lines"][0] > location["lines"][1]:
+        out.at(doc, f"{pointer}/location/lines", "a location's first line comes after its last line", "record.line-span")
+
+
+def _answers(doc: JsonText, name: str, out: _Collector, answers: dict, *, runs: dict, suites: dict, case_versions: dict,
+             setups: dict, published: bool) -> None:
+    for index, a in enumerate(doc.value["answers"]):
+        pointer = f"/answers/{index}"
+        run = runs.get(a["run"])
+        if run is None:
+            out.at(doc, f"{pointer}/run", f'answer for unknown run "{a["run"]}"{_hint(a["run"], runs)}', "record.dangling-reference")
+            continue
+        if published and not run.published:
+            out.at(doc, f"{pointer}/run", f'answer of unpublished run "{run.id}" in a published file', "publish.unpublished-run")
+        if a["case_version"] not in case_versions:
+            out.at(doc, f"{pointer}/case_version", f'answer for unknown case version "{a["case_version"]}"{_hint(a["case_version"], case_versions)}',
+                   "record.dangling-reference")
+            continue
+        suite = suites.get((run.suite, run.suite_version))
+        if suite is not None and a["case_version"] not in suite.case_versions:
+            out.at(doc, f"{pointer}/case_version", f'case version "{a["case_version"]}" is not in suite {run.suite} version {run.suite_version}',
+                   "record.dangling-reference")
+        if a["repetition"] > run.repetitions:
+            out.at(doc, f"{pointer}/repetition", f"repetition {a['repetition']} but run {run.id} has {run.repetitions}", "record.repetition")
+        setup = setups.get(run.setup)
+        merge = setup.merge if setup else None
+        key = (a["run"], a["case_version"], a["repetition"])
+        if key in answers:
+            out.at(doc, pointer, f"duplicate answer for run {key[0]}, case version {key[1]}, repetition {key[2]} (also in {answers[key].source})",
+                   "record.duplicate-id")
+            continue
+        if run.status == m.COMPLETED and a["status"] != m.COMPLETED:
+            out.at(doc, f"{pointer}/status", f"run {run.id} completed, so its answers must be completed; mark the run crashed instead",
+                   "record.crashed-answer")
+        answer = _engine_answer(doc, pointer, a, out, merge=merge)
+        rerun = None
+        if a["rerun"] is not None:
+            rerun = _engine_answer(doc, f"{pointer}/rerun", a["rerun"], out, merge=merge)
+        answers[key] = m.Answer(a["run"], a["case_version"], a["repetition"], answer, rerun, name)
+
+
+def _completeness(doc: JsonText, runs: tuple[m.Run, ...], answers: dict, suites: dict, out: _Collector) -> None:
+    for index, run in enumerate(runs):
+        if not run.published or run.status != m.COMPLETED:
+            continue
+        suite = suites.get((run.suite, run.suite_version))
+        if suite is None:
+            continue
+        missing = [(cv, rep) for cv in suite.case_versions for rep in range(1, run.repetitions + 1) if (run.id, cv, rep) not in answers]
+        if missing:
+            shown = ", ".join(f"{cv} repetition {rep}" for cv, rep in missing[:5])
+            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            out.at(doc, f"/runs/{index}", f"completed published run {run.id} lacks {len(missing)} answer(s): {shown}{more}", "record.answer-missing")
+
+
+def _hint(value: str, candidates) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(value, list(candidates), n=1, cutoff=0.6)
+    return f' (did you mean "{close[0]}"?)' if close else ""

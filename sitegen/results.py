@@ -1,0 +1,233 @@
+"""The frozen results record: canonical JSON written only by `sitegen score`, and checked against a fresh scoring."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from typing import Mapping
+
+from . import model as m
+from .errors import Diagnostic, PublicationError, RecordsError
+from .jsonread import parse_json
+from .schema import Validator, load_schema
+
+FORMAT = "sitegen.results/1"
+
+
+def canonical_json(value: object) -> bytes:
+    """Sorted keys, two-space indent, UTF-8, final newline: diffs well in review, same bytes every time."""
+    return (json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def result_to_json(result: m.RunResult) -> dict:
+    return {
+        "run": result.run,
+        "scorer_version": result.scorer_version,
+        "matching_method": result.matching_method,
+        "outcome": result.outcome,
+        "measures": [
+            {"measure": x.measure, "state": x.state, "passed": x.passed, "observed": x.observed,
+             "failed": x.failed, "pending": x.pending, "dismissed": x.dismissed}
+            for x in result.measures
+        ],
+        "cases": [
+            {"case_version": c.case_version, "repetition": c.repetition, "state": c.state,
+             "measures": {k: list(v) for k, v in c.measures.items()}}
+            for c in result.cases
+        ],
+        "observations": [
+            {"measure": o.measure, "case_version": o.case_version, "repetition": o.repetition, "stage": o.stage,
+             "subject": o.subject, "result": o.result, "reason": o.reason, "detail": o.detail}
+            for o in result.observations
+        ],
+    }
+
+
+def result_from_json(raw: dict) -> m.RunResult:
+    return m.RunResult(
+        run=raw["run"],
+        scorer_version=raw["scorer_version"],
+        matching_method=raw["matching_method"],
+        outcome=raw["outcome"],
+        measures=tuple(m.MeasureResult(x["measure"], x["state"], x["passed"], x["observed"], x["failed"], x["pending"], x["dismissed"])
+                       for x in raw["measures"]),
+        cases=tuple(m.CaseResult(c["case_version"], c["repetition"], c["state"], {k: (v[0], v[1]) for k, v in c["measures"].items()})
+                    for c in raw["cases"]),
+        observations=tuple(m.Observation(o["measure"], o["case_version"], o["repetition"], o["stage"], o["subject"], o["result"],
+                                         o["reason"], o["detail"]) for o in raw["observations"]),
+    )
+
+
+def read_results(data: bytes, *, path: str = "results.json") -> dict[str, m.RunResult]:
+    """Parse and schema-check the results record; results keyed by run id, in file order."""
+    doc, problems = parse_json(path, data)
+    if problems:
+        raise RecordsError(problems)
+    found: list[Diagnostic] = []
+    Validator(load_schema("results"), lambda p, msg, code: found.append(doc.diagnostic(p, msg, code))).validate(doc.value)
+    results: dict[str, m.RunResult] = {}
+    if not found:
+        for index, raw in enumerate(doc.value["runs"]):
+            if raw["run"] in results:
+                found.append(doc.diagnostic(f"/runs/{index}/run", f'run "{raw["run"]}" appears twice', "results.duplicate-run"))
+            results[raw["run"]] = result_from_json(raw)
+    if found:
+        raise RecordsError(found)
+    return results
+
+
+def write_results(results: Mapping[str, m.RunResult]) -> bytes:
+    """The whole record, runs sorted by id so the file does not depend on scoring order."""
+    return canonical_json({"format": FORMAT, "runs": [result_to_json(results[k]) for k in sorted(results)]})
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Where a recorded result and a fresh scoring first part ways."""
+
+    run: str
+    pointer: str
+    recorded: str
+    fresh: str
+    diff: str
+
+
+def compare_result(recorded: m.RunResult, fresh: m.RunResult) -> Difference | None:
+    """None when the fresh scoring reproduces the record byte for byte."""
+    old, new = result_to_json(recorded), result_to_json(fresh)
+    if canonical_json(old) == canonical_json(new):
+        return None
+    pointer, a, b = _first_difference(old, new, "")
+    diff = "".join(difflib.unified_diff(
+        canonical_json(old).decode().splitlines(True), canonical_json(new).decode().splitlines(True),
+        fromfile=f"recorded {recorded.run}", tofile=f"fresh {fresh.run}", n=2,
+    ))
+    return Difference(recorded.run, pointer, json.dumps(a, ensure_ascii=False), json.dumps(b, ensure_ascii=False), diff)
+
+
+def _first_difference(a, b, pointer):
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            if a.get(key) != b.get(key):
+                return _first_difference(a.get(key), b.get(key), f"{pointer}/{key}")
+    if isinstance(a, list) and isinstance(b, list):
+        for index, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return _first_difference(x, y, f"{pointer}/{index}")
+        if len(a) != len(b):
+            return f"{pointer}/{min(len(a), len(b))}", a[len(b):][:1], b[len(a):][:1]
+    return pointer, a, b
+
+
+def verify_results(records: m.Records, recorded: Mapping[str, m.RunResult], score) -> None:
+    """Every published run must be in the record, and re-scoring each with its own scorer version must reproduce it."""
+    problems = []
+    index = {run_id: i for i, run_id in enumerate(recorded)}
+    for run in records.published_runs:
+        if run.id not in recorded:
+            problems.append(Diagnostic("results.json", None, None, None,
+                                       f"published run {run.id} has no results; run `sitegen score {run.id}`", "results.missing-run"))
+            continue
+        if recorded[run.id].scorer_version != run.scorer_version:
+            problems.append(Diagnostic("results.json", None, None, f"/runs/{index[run.id]}/scorer_version",
+                                       f"run {run.id} was scored with scorer v{recorded[run.id].scorer_version}, but runs.json names "
+                                       f"v{run.scorer_version}", "results.scorer-version"))
+            continue
+        fresh = score(records, run.id)
+        difference = compare_result(recorded[run.id], fresh)
+        if difference is not None:
+            problems.append(Diagnostic("results.json", None, None, f"/runs/{index[run.id]}{difference.pointer}",
+                                       f"recorded results of run {run.id} differ from a fresh scoring: recorded {difference.recorded}, "
+                                       f"fresh {difference.fresh}", "results.stale"))
+    known = {r.id for r in records.published_runs}
+    for run_id in recorded:
+        if run_id not in known:
+            problems.append(Diagnostic("results.json", None, None, None,
+                                       f"results for {run_id}, which is not a published run in runs.json", "results.unknown-run"))
+    if problems:
+        raise PublicationError(problems)
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    lines: tuple[str, ...]
+
+
+def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1) -> dict[str, m.RunResult]:
+    """Score runs one at a time (memory stays flat), in N processes when asked; the result never depends on N."""
+    from .scoring import score_run
+
+    if jobs <= 1 or len(run_ids) <= 1:
+        return {run_id: score_run(records, run_id) for run_id in run_ids}
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    with context.Pool(processes=jobs, initializer=_init_worker, initargs=(records,)) as pool:
+        scored = pool.map(_score_in_worker, run_ids, chunksize=1)
+    return dict(zip(run_ids, scored))
+
+
+_WORKER: dict[str, m.Records] = {}  # filled once per forked worker process, never in the parent
+
+
+def _init_worker(records: m.Records) -> None:
+    _WORKER["records"] = records
+
+
+def _score_in_worker(run_id: str) -> m.RunResult:
+    from .scoring import score_run
+
+    return score_run(_WORKER["records"], run_id)
+
+
+def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | None, jobs: int = 1) -> ScoreReport:
+    """Add newly scored runs to results.json; a run already there must reproduce byte for byte or nothing is written."""
+    from pathlib import Path
+
+    from .errors import UsageError
+
+    known = {r.id: r for r in records.runs}
+    if run_ids is None:
+        run_ids = tuple(r.id for r in records.published_runs)
+    unknown = [r for r in run_ids if r not in known]
+    if unknown:
+        raise UsageError(f"unknown run(s): {', '.join(unknown)}")
+    recorded = read_results(records.results_json) if records.results_json is not None else {}
+    fresh = score_runs(records, tuple(run_ids), jobs=jobs)
+    lines: list[str] = []
+    problems: list[Diagnostic] = []
+    updated = dict(recorded)
+    for run_id in run_ids:
+        run, result = known[run_id], fresh[run_id]
+        summary = _summary(result)
+        if not run.published:
+            lines.append(f"{run_id}: {summary} (not published: not written to results.json)")
+            continue
+        if run_id in recorded:
+            difference = compare_result(recorded[run_id], result)
+            if difference is not None:
+                problems.append(Diagnostic("results.json", None, None, difference.pointer,
+                                           f"scoring run {run_id} again does not reproduce its recorded results; nothing was written\n"
+                                           + difference.diff.rstrip("\n"), "results.stale"))
+                continue
+            lines.append(f"{run_id}: {summary} (reproduces the record)")
+        else:
+            updated[run_id] = result
+            lines.append(f"{run_id}: {summary} (added)")
+    if problems:
+        raise PublicationError(problems)
+    data = write_results(updated)
+    target = Path(root) / "results.json"
+    if records.results_json != data:
+        temporary = target.with_name(".results.json.tmp")
+        temporary.write_bytes(data)
+        temporary.replace(target)
+    return ScoreReport(tuple(lines))
+
+
+def _summary(result: m.RunResult) -> str:
+    if result.outcome == m.CRASHED_STATE:
+        return "CRASHED (no numbers)"
+    parts = [f"{x.measure} {x.passed} of {x.observed}" if x.observed else f"{x.measure} not observed" for x in result.measures]
+    return f"{result.outcome}; " + ", ".join(parts)

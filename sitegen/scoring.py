@@ -1,0 +1,98 @@
+"""Scores one run at a time into a frozen RunResult: measure states, per-case results, and every observation that did not plainly pass."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from . import model as m
+from .matching import CaseContext, judge_stage, method_for
+from .measures import MEASURE_FUNCTIONS, Observed, judge_run
+
+
+def run_crashed(records: m.Records, run: m.Run) -> bool:
+    """A run is CRASHED when it, one of its answers, or a rerun that followed failed before the pipeline finished."""
+    if run.status != m.COMPLETED:
+        return True
+    return any(
+        a.answer.status != m.COMPLETED or (a.rerun is not None and a.rerun.status != m.COMPLETED)
+        for (run_id, _, _), a in records.answers.items()
+        if run_id == run.id
+    )
+
+
+def measure_state(passed: int, observed: int, failed: int, pending: int) -> str:
+    if observed == 0:
+        return m.NOT_OBSERVED
+    if failed:
+        return m.BLOCK
+    if pending:
+        return m.PENDING_CONFIRMATION
+    return m.PASS
+
+
+def run_outcome(states: list[str]) -> str:
+    if m.BLOCK in states:
+        return m.BLOCK
+    if m.PENDING_CONFIRMATION in states:
+        return m.PENDING_CONFIRMATION
+    if all(s == m.NOT_OBSERVED for s in states):
+        return m.NOT_OBSERVED
+    return m.PASS
+
+
+def score_run(records: m.Records, run_id: str, *, scorer_version: int | None = None) -> m.RunResult:
+    """Score a run with the scorer version it names (or the one given), exactly as METHOD.md says."""
+    run = records.run(run_id)
+    version = scorer_version if scorer_version is not None else run.scorer_version
+    method = method_for(version)
+    if run_crashed(records, run):
+        return m.RunResult(run.id, version, method.id, m.CRASHED_STATE, (), (), ())
+    judged = judge_run(records, run, method)
+    measures = []
+    observations: list[m.Observation] = []
+    per_case: dict[tuple[str, int], dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    case_flags: dict[tuple[str, int], set[str]] = defaultdict(set)
+    for measure, function in MEASURE_FUNCTIONS.items():
+        counts = {m.PASSED: 0, m.FAILED: 0, m.PENDING: 0, m.DISMISSED: 0}
+        for obs in function(judged):
+            counts[obs.result] += 1
+            passed = obs.result in (m.PASSED, m.DISMISSED)
+            for case in obs.cases:
+                tally = per_case[case][measure]
+                tally[1] += 1
+                tally[0] += passed
+                case_flags[case].add(obs.result)
+            if obs.result != m.PASSED:
+                observations.append(_public(obs))
+        observed = sum(counts.values())
+        passed = counts[m.PASSED] + counts[m.DISMISSED]
+        measures.append(m.MeasureResult(
+            measure, measure_state(passed, observed, counts[m.FAILED], counts[m.PENDING]),
+            passed, observed, counts[m.FAILED], counts[m.PENDING], counts[m.DISMISSED],
+        ))
+    cases = []
+    for cv in judged.case_versions:
+        for rep in range(1, run.repetitions + 1):
+            tallies = per_case.get((cv.id, rep), {})
+            flags = case_flags.get((cv.id, rep), set())
+            state = (m.BLOCK if m.FAILED in flags else m.PENDING_CONFIRMATION if m.PENDING in flags
+                     else m.PASS if tallies else m.NOT_OBSERVED)
+            cases.append(m.CaseResult(cv.id, rep, state, {k: (v[0], v[1]) for k, v in sorted(tallies.items())}))
+    order = {name: i for i, name in enumerate(m.MEASURES)}
+    observations.sort(key=lambda o: (order[o.measure], o.case_version, _rep_key(o.repetition), m.STAGES.index(o.stage), o.subject, o.reason))
+    return m.RunResult(run.id, version, method.id, run_outcome([x.state for x in measures]), tuple(measures), tuple(cases), tuple(observations))
+
+
+def _rep_key(repetition: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in repetition.split("-"))
+
+
+def _public(obs: Observed) -> m.Observation:
+    return m.Observation(obs.measure, obs.case_version, obs.repetition, obs.stage, obs.subject, obs.result, obs.reason, obs.detail)
+
+
+def stage_verdict(records: m.Records, answer: m.Answer, stage: str, *, scorer_version: int, rerun: bool = False) -> m.StageVerdict:
+    """How each finding of one stage fared, for case pages and `sitegen explain` (the rerun's answer on request)."""
+    ctx = CaseContext(records.case_versions[answer.case_version])
+    engine = answer.rerun if rerun else answer.answer
+    return judge_stage(ctx, engine.stage_findings(stage), method_for(scorer_version))

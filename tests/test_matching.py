@@ -1,0 +1,138 @@
+"""Matching rules of METHOD.md ("Matching a finding to an expected finding"), one table row per edge case."""
+
+import pytest
+
+from sitegen import model as m
+from sitegen.matching import METHODS, CaseContext, judge_stage
+
+from factories import case_version, expected, finding
+
+V5, V6 = METHODS[5], METHODS[6]
+
+
+def judge(key_expected, findings, *, method=V6, prohibited=(), voluntary=()):
+    cv = case_version(expected_findings=key_expected, prohibited=prohibited, voluntary=voluntary)
+    return judge_stage(CaseContext(cv), tuple(findings), method)
+
+
+# (name, expected finding, finding, method, category of the finding, evidence, reason the expected finding was missed)
+CASES = [
+    ("exact quote", expected(), finding(), V6, m.MATCHED, m.EXACT, None),
+    ("wider quote, same line (v6)", expected(), finding(quote="Läckan är åtgärdad. Åtgärden utfördes"), V6, m.MATCHED, m.CONTAINED, None),
+    ("wider quote, same line (v5 knows exact only)", expected(), finding(quote="Läckan är åtgärdad. Åtgärden utfördes"), V5,
+     m.UNEXPECTED, None, "evidence"),
+    ("wider quote across a line break", expected(),
+     finding(quote="vid ventil V3.\nLäckan är åtgärdad."), V6, m.UNEXPECTED, None, "evidence"),
+    ("tabs and line breaks inside the quote collapse", expected(quote="Läckan är åtgärdad. Åtgärden utfördes av driftpersonalen samma dag."),
+     finding(quote="Läckan\tär  åtgärdad.\nÅtgärden utfördes av\r\ndriftpersonalen samma dag."), V6, m.MATCHED, m.EXACT, None),
+    ("case differs: no folding", expected(), finding(quote="läckan är åtgärdad."), V6, m.UNEXPECTED, None, "evidence"),
+    ("punctuation differs: no stripping", expected(), finding(quote="Läckan är åtgärdad"), V6, m.UNEXPECTED, None, "evidence"),
+    ("accepted rule only as support", expected(), finding(rule="R-2", supporting=("R-1",)), V6, m.UNEXPECTED, None, "rule.support"),
+    ("rule the key does not accept", expected(), finding(rule="R-2"), V6, m.UNEXPECTED, None, "rule"),
+    ("a strength where a flaw is expected", expected(), finding(kind="strength"), V6, m.UNEXPECTED, None, "kind"),
+    ("missing flag differs", expected(), finding(missing=False), V6, m.UNEXPECTED, None, "missing"),
+    ("expected absence answered with a quote", expected(no_passage=True), finding(quote="Plomberna undersöktes."), V6,
+     m.UNEXPECTED, None, "evidence"),
+    ("expected absence answered with a location", expected(no_passage=True), finding(quote=None, location=(6, 6)), V6,
+     m.UNEXPECTED, None, "evidence"),
+    ("expected absence answered with nothing quoted", expected(no_passage=True), finding(quote=None), V6, m.MATCHED, m.NO_EVIDENCE, None),
+    ("location instead of a quote", expected(), finding(quote=None, location=(4, 4)), V6, m.MATCHED, m.LOCATION, None),
+    ("location on another line", expected(), finding(quote=None, location=(3, 4)), V6, m.UNEXPECTED, None, "evidence"),
+    ("no evidence for a passage", expected(), finding(quote=None), V6, m.UNEXPECTED, None, "evidence"),
+    ("passage given by lines only, quote equals the line", expected(quote=None, lines=(6, 6)), finding(quote="Plomberna undersöktes."),
+     V6, m.MATCHED, m.EXACT, None),
+]
+
+
+@pytest.mark.parametrize("name,key,found,method,category,evidence,reason", CASES, ids=[c[0] for c in CASES])
+def test_matching_table(name, key, found, method, category, evidence, reason):
+    verdict = judge([key], [found], method=method)
+    assert verdict.findings[0].category == category
+    assert verdict.findings[0].evidence == evidence
+    assert verdict.expected[0].reason == reason
+    assert (verdict.expected[0].finding is None) == (reason is not None)
+
+
+def test_wording_never_takes_part():
+    well_written = finding(quote="Plomberna undersöktes.", wording="Utmärkt och precis analys av exakt rätt brist: läckan.")
+    verdict = judge([expected()], [well_written])
+    assert verdict.expected[0].finding is None
+    # the rule is named but another passage quoted: the wording, however good, does not rescue it
+    assert verdict.expected[0].reason == "evidence"
+    assert verdict.findings[0].category == m.UNEXPECTED
+
+
+def test_two_findings_on_one_passage_one_is_a_duplicate():
+    verdict = judge([expected()], [finding("f1"), finding("f2")])
+    assert [v.category for v in verdict.findings] == [m.MATCHED, m.DUPLICATE]
+    assert verdict.findings[1].key_finding == "e1"
+
+
+def test_assignment_is_maximum_not_greedy():
+    # f1 could take e1 or e2; f2 only e1. A greedy pass would give f1->e1 and leave e2 unmatched.
+    e1 = expected("e1", rules=("R-1", "R-2"))
+    e2 = expected("e2", rules=("R-1",), quote="Plomberna undersöktes.")
+    f1 = finding("f1", quote=None, location=None, rule="R-1")
+    f1 = m.Finding("f1", "flaw", "R-1", (), True, "Läckan är åtgärdad.", (6, 6), "", ())
+    f2 = finding("f2", rule="R-2")
+    verdict = judge([e1, e2], [f1, f2])
+    assert {v.finding.id: v.key_finding for v in verdict.findings} == {"f1": "e2", "f2": "e1"}
+    assert all(v.category == m.MATCHED for v in verdict.findings)
+
+
+def test_tie_prefers_exact_over_contained():
+    contained = finding("f1", quote="Läckan är åtgärdad. Åtgärden utfördes")
+    exact = finding("f2")
+    verdict = judge([expected()], [contained, exact])
+    by_id = {v.finding.id: v for v in verdict.findings}
+    assert by_id["f2"].category == m.MATCHED and by_id["f2"].evidence == m.EXACT
+    assert by_id["f1"].category == m.DUPLICATE
+
+
+def test_tie_goes_to_the_earlier_finding():
+    verdict = judge([expected()], [finding("b"), finding("a")])
+    assert [(v.finding.id, v.category) for v in verdict.findings] == [("b", m.MATCHED), ("a", m.DUPLICATE)]
+
+
+def test_category_order_matched_before_prohibited():
+    # a finding that matches both an expected and a prohibited finding is matched (categories are decided in order)
+    key = expected(rules=("R-1", "R-2"))
+    trap = expected("p1", rules=("R-1",))
+    trap = m.KeyFinding("p1", "flaw", ("R-1",), True, key.passage, True)
+    verdict = judge([key], [finding()], prohibited=[trap])
+    assert verdict.findings[0].category == m.MATCHED
+
+
+def test_prohibited_voluntary_and_unexpected():
+    praise = m.KeyFinding("praise", "strength", ("R-1",), False, expected(quote="Plomberna undersöktes.").passage, True)
+    allowed = m.VoluntaryStrength("R-2", None)
+    findings = [
+        finding("p", kind="strength", missing=False, quote="Plomberna undersöktes."),
+        finding("v", kind="strength", rule="R-2", missing=False, quote="Objekt: Pumpstation Norra, Kalmar kommun."),
+        finding("u", kind="flaw", rule="R-2", missing=False, quote="Provet togs ur kranen i pumphallen."),
+    ]
+    verdict = judge([], findings, prohibited=[praise], voluntary=[allowed])
+    assert [v.category for v in verdict.findings] == [m.PROHIBITED, m.VOLUNTARY, m.UNEXPECTED]
+    assert verdict.findings[0].key_finding == "praise"
+
+
+def test_voluntary_strength_bound_to_a_passage():
+    allowed = m.VoluntaryStrength("R-2", expected(quote="Plomberna undersöktes.").passage)
+    elsewhere = finding("s", kind="strength", rule="R-2", missing=False, quote="Provet togs ur kranen i pumphallen.")
+    there = finding("t", kind="strength", rule="R-2", missing=False, quote="Plomberna undersöktes.")
+    verdict = judge([], [elsewhere, there], voluntary=[allowed])
+    assert [v.category for v in verdict.findings] == [m.UNEXPECTED, m.VOLUNTARY]
+
+
+def test_quote_found_is_recorded_per_finding():
+    verdict = judge([], [finding("a"), finding("b", quote="Läckan är helt åtgärdad."), finding("c", quote=None)])
+    assert [v.quote_found for v in verdict.findings] == [True, False, None]
+
+
+def test_result_does_not_depend_on_key_order():
+    e1 = expected("e1")
+    e2 = expected("e2", quote="Plomberna undersöktes.", missing=False, kind="strength")
+    findings = [finding("a"), finding("b", kind="strength", missing=False, quote="Plomberna undersöktes.")]
+    one = judge([e1, e2], findings)
+    two = judge([e2, e1], findings)
+    assert {(v.finding.id, v.category, v.key_finding) for v in one.findings} == {(v.finding.id, v.category, v.key_finding) for v in two.findings}
