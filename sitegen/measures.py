@@ -8,6 +8,7 @@ from typing import Callable, Iterator, Mapping
 
 from . import model as m
 from .matching import CaseContext, MatchingMethod, judge_stage
+from .text import collapse
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class Observed:
     reason: str = ""
     detail: str = ""
     cases: tuple[tuple[str, int], ...] = ()
+    quote: str | None = None  # QUOTE_FIDELITY: the collapsed quote, which identifies the observation across runs
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,7 @@ def clean_case_flaws(judged: JudgedRun) -> Iterator[Observed]:
         flaws = [v.finding.id for v in verdict.findings if v.finding.kind == m.FLAW]
         common = dict(measure="CLEAN_CASE_FLAWS", case_version=cv.id, repetition=str(rep), stage=stage, cases=((cv.id, rep),))
         if flaws:
-            yield Observed(subject=flaws[0], result=m.FAILED, reason="flaw",
+            yield Observed(subject="-", result=m.FAILED, reason="flaw",
                            detail=f"{len(flaws)} flaw(s) reported on a clean case: {', '.join(flaws)}", **common)
         else:
             yield Observed(subject="-", result=m.PASSED, **common)
@@ -135,7 +137,7 @@ def prohibited_output(judged: JudgedRun) -> Iterator[Observed]:
         common = dict(measure="PROHIBITED_OUTPUT", case_version=cv.id, repetition=str(rep), stage=stage, cases=((cv.id, rep),))
         if hits:
             shown = ", ".join(f"{v.finding.id} matches prohibited {v.key_finding}" for v in hits)
-            yield Observed(subject=hits[0].key_finding, result=m.FAILED, reason="prohibited", detail=shown, **common)
+            yield Observed(subject="-", result=m.FAILED, reason="prohibited", detail=shown, **common)
         else:
             yield Observed(subject="-", result=m.PASSED, **common)
 
@@ -147,7 +149,7 @@ def quote_fidelity(judged: JudgedRun) -> Iterator[Observed]:
             if v.finding.quote is None:
                 continue
             common = dict(measure="QUOTE_FIDELITY", case_version=cv.id, repetition=str(rep), stage=stage,
-                          subject=v.finding.id, cases=((cv.id, rep),))
+                          subject=v.finding.id, cases=((cv.id, rep),), quote=collapse(v.finding.quote))
             if v.quote_found:
                 yield Observed(result=m.PASSED, **common)
             elif not v.finding.quote.strip():
@@ -266,7 +268,8 @@ def invariant_pairs(judged: JudgedRun) -> Iterator[Observed]:
             left, right = _reading(judged, a, rep), _reading(judged, b, rep)
             common = dict(measure="INVARIANT_PAIRS", case_version=a, repetition=str(rep), stage=stage, subject=pair.id,
                           cases=((a, rep), (b, rep)))
-            differing = sorted(k for k in set(left) | set(right) if left.get(k, "not in key") != right.get(k, "not in key"))
+            keys = list(left) + [k for k in right if k not in left]  # reviewer stage first, then report, then merge
+            differing = [k for k in keys if left.get(k, "not in key") != right.get(k, "not in key")]
             if not differing:
                 yield Observed(result=m.PASSED, **common)
                 continue
@@ -307,11 +310,10 @@ def identical_input_stability(judged: JudgedRun) -> Iterator[Observed]:
                     continue
                 first = differing[0]
                 reason = "outcome" if first.startswith("expected:") else f"count.{first}"
-                subject = first.split(":", 1)[1] if first.startswith("expected:") else "-"
                 yield Observed(result=m.FAILED, reason=reason,
                                detail=f"{first}: repetition {i} gives {left[first]}, repetition {j} gives {right[first]}"
                                       + (f" (+{len(differing) - 1} more difference(s))" if len(differing) > 1 else ""),
-                               **dict(common, subject=subject))
+                               **common)
 
 
 def _summary(verdict: m.StageVerdict) -> dict[str, object]:

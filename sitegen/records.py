@@ -47,7 +47,8 @@ class _Collector:
         self.diagnostics.append(Diagnostic(path, None, None, None, message, code))
 
 
-def _read(root: Path, name: str, schema: str, out: _Collector, files: dict[str, m.SourceFile]) -> JsonText | None:
+def _read(root: Path, name: str, schema: str, out: _Collector, files: dict[str, m.SourceFile], *,
+          internal: frozenset[str] = frozenset()) -> JsonText | None:
     path = root / name
     shown = str(path)
     try:
@@ -58,13 +59,20 @@ def _read(root: Path, name: str, schema: str, out: _Collector, files: dict[str, 
     except OSError as exc:
         out.file(shown, f"cannot read file: {exc.strerror}", "record.file-unreadable")
         return None
-    files[name] = m.SourceFile(name, data)
+    files[name] = m.SourceFile(shown, data)
     doc, problems = parse_json(shown, data)
     if problems:
         out.diagnostics.extend(problems)
         return None
     before = len(out.diagnostics)
-    Validator(load_schema(schema), lambda p, msg, code: out.at(doc, p, msg, code)).validate(doc.value)
+
+    def report(pointer: str, message: str, code: str) -> None:
+        key = pointer.rsplit("/", 1)[-1]
+        if code == "record.unknown-field" and key in internal:
+            message, code = f'internal field "{key}" must never reach a published file', "publish.internal-field"
+        out.at(doc, pointer, message, code)
+
+    Validator(load_schema(schema), report).validate(doc.value)
     return doc if len(out.diagnostics) == before else None
 
 
@@ -79,20 +87,22 @@ def load_records(root: Path | str) -> m.Records:
     config_doc = _read(root, CONFIG_FILE, "config", out, files)
     setups_doc = _read(root, SETUPS_FILE, "setups", out, files)
     runs_doc = _read(root, RUNS_FILE, "runs", out, files)
-    cases_doc = _read(root, CASES_FILE, "cases", out, files)
     config = _config(config_doc, out) if config_doc else None
+    internal = frozenset(config.internal_fields) if config else frozenset()
+    published_names = {p.record for p in config.publish} if config else set()
+    cases_doc = _read(root, CASES_FILE, "cases", out, files, internal=internal if CASES_FILE in published_names else frozenset())
     answer_docs = []
     if config is not None:
         for name in config.answers:
-            answer_docs.append(_read(root, name, "answers", out, files))
+            answer_docs.append(_read(root, name, "answers", out, files, internal=internal if name in published_names else frozenset()))
         for published in config.publish:
-            if published.record not in files and not (root / published.record).is_file():
+            if published.record != RESULTS_FILE and published.record not in files and not (root / published.record).is_file():
                 out.at(config_doc, "/publish", f'published record "{published.record}" does not exist', "record.dangling-file")
     results_json = None
     results_path = root / RESULTS_FILE
     if results_path.is_file():
         results_json = results_path.read_bytes()
-        files[RESULTS_FILE] = m.SourceFile(RESULTS_FILE, results_json)
+        files[RESULTS_FILE] = m.SourceFile(str(results_path), results_json)
 
     setups = _setups(setups_doc, out) if setups_doc else {}
     suites, case_versions, pairs = _cases(cases_doc, out) if cases_doc else ((), {}, ())

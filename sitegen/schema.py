@@ -170,8 +170,11 @@ class Validator:
             if compiled is None:
                 compiled = self._patterns[pattern] = re.compile(pattern)
             if not compiled.search(value):
-                code = "record.unsafe-id" if "a-z0-9" in pattern else "record.value"
-                self.report(pointer, f"{_describe(value)} does not have the expected form {pattern}", code)
+                if pattern.startswith("^[a-z0-9]"):
+                    self.report(pointer, f"{_describe(value)} is not safe as a file name and URL segment: use lower-case "
+                                         "letters, digits and . _ - (not first or last), at most 80 characters", "record.unsafe-id")
+                else:
+                    self.report(pointer, f"{_describe(value)} does not have the expected form {pattern}", "record.value")
 
 
 def _did_you_mean(key: str, candidates) -> str:

@@ -48,13 +48,30 @@ def score_run(records: m.Records, run_id: str, *, scorer_version: int | None = N
     if run_crashed(records, run):
         return m.RunResult(run.id, version, method.id, m.CRASHED_STATE, (), (), ())
     judged = judge_run(records, run, method)
+    return _aggregate(run, version, method.id, judged, observe(judged))
+
+
+def observe(judged) -> dict[str, list[Observed]]:
+    """Every observation of every measure, passed ones included, in measure order."""
+    return {measure: list(function(judged)) for measure, function in MEASURE_FUNCTIONS.items()}
+
+
+def observe_run(records: m.Records, run_id: str) -> dict[str, list[Observed]] | None:
+    """All observations of a run with its own scorer version, or None for a CRASHED run."""
+    run = records.run(run_id)
+    if run_crashed(records, run):
+        return None
+    return observe(judge_run(records, run, method_for(run.scorer_version)))
+
+
+def _aggregate(run: m.Run, version: int, method_id: str, judged, observed: dict[str, list[Observed]]) -> m.RunResult:
     measures = []
     observations: list[m.Observation] = []
     per_case: dict[tuple[str, int], dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     case_flags: dict[tuple[str, int], set[str]] = defaultdict(set)
-    for measure, function in MEASURE_FUNCTIONS.items():
+    for measure, items in observed.items():
         counts = {m.PASSED: 0, m.FAILED: 0, m.PENDING: 0, m.DISMISSED: 0}
-        for obs in function(judged):
+        for obs in items:
             counts[obs.result] += 1
             passed = obs.result in (m.PASSED, m.DISMISSED)
             for case in obs.cases:
@@ -80,7 +97,7 @@ def score_run(records: m.Records, run_id: str, *, scorer_version: int | None = N
             cases.append(m.CaseResult(cv.id, rep, state, {k: (v[0], v[1]) for k, v in sorted(tallies.items())}))
     order = {name: i for i, name in enumerate(m.MEASURES)}
     observations.sort(key=lambda o: (order[o.measure], o.case_version, _rep_key(o.repetition), m.STAGES.index(o.stage), o.subject, o.reason))
-    return m.RunResult(run.id, version, method.id, run_outcome([x.state for x in measures]), tuple(measures), tuple(cases), tuple(observations))
+    return m.RunResult(run.id, version, method_id, run_outcome([x.state for x in measures]), tuple(measures), tuple(cases), tuple(observations))
 
 
 def _rep_key(repetition: str) -> tuple[int, ...]:

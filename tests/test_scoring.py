@@ -114,7 +114,7 @@ def test_prohibited_finding_fails_even_when_the_expected_one_is_found():
     assert measure(result, "GROUNDING").state == m.PASS
     p = measure(result, "PROHIBITED_OUTPUT")
     assert (p.passed, p.observed, p.state) == (0, 1, m.BLOCK)
-    assert observations(result, "PROHIBITED_OUTPUT")[0].subject == "praise"
+    assert "praise" in observations(result, "PROHIBITED_OUTPUT")[0].detail
 
 
 # --- QUOTE_FIDELITY ---------------------------------------------------------------------
@@ -232,7 +232,7 @@ def test_stability_fails_when_an_outcome_differs():
     answers = {("leak", 1): (engine([finding()]), None), ("leak", 2): (engine([]), engine([finding()]))}
     result = score([FLAW_CASE], answers, repetitions=2)
     (obs,) = observations(result, "IDENTICAL_INPUT_STABILITY")
-    assert (obs.repetition, obs.reason, obs.subject) == ("1-2", "outcome", "e1")
+    assert (obs.repetition, obs.reason) == ("1-2", "outcome") and "e1" in obs.detail
 
 
 def test_stability_compares_counts_not_identities():

@@ -1,0 +1,181 @@
+"""Run against run, observation by observation, refusing runs whose numbers do not mean the same thing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import model as m
+from .errors import SitegenError
+from .scoring import observe_run
+
+_GOOD = (m.PASSED, m.DISMISSED)
+_BAD = (m.FAILED, m.PENDING)
+
+
+class IncompatibleRunsError(SitegenError):
+    """The two runs were measured differently; comparing their counts would mislead."""
+
+    exit_code = 2
+
+    def __init__(self, run_a: str, run_b: str, differences: tuple[str, ...]):
+        self.differences = differences
+        super().__init__(f"runs {run_a} and {run_b} are not comparable")
+
+    def lines(self) -> list[str]:
+        return [f"error: {self}:"] + [f"  - {d}" for d in self.differences]
+
+
+@dataclass(frozen=True)
+class MeasureDelta:
+    measure: str
+    before: tuple[int, int] | None  # (passed, observed), None when not observed
+    after: tuple[int, int] | None
+
+
+@dataclass(frozen=True)
+class Change:
+    measure: str
+    case_version: str
+    repetition: str
+    stage: str
+    subject: str
+    before: str
+    after: str
+
+    @property
+    def regression(self) -> bool:
+        """Worse than before: a failure or pending miss where there was none (a new failed quote counts too)."""
+        return self.after in _BAD and self.before not in _BAD
+
+
+@dataclass(frozen=True)
+class Comparison:
+    run_a: str
+    run_b: str
+    setup_a: str
+    setup_b: str
+    fingerprint_a: str
+    fingerprint_b: str
+    measures: tuple[MeasureDelta, ...]
+    changes: tuple[Change, ...]  # regressions first
+
+    @property
+    def setup_changed(self) -> bool:
+        return self.fingerprint_a != self.fingerprint_b
+
+    @property
+    def regressions(self) -> tuple[Change, ...]:
+        return tuple(c for c in self.changes if c.regression)
+
+    def to_json(self) -> dict:
+        return {
+            "runs": [self.run_a, self.run_b],
+            "setups": [{"id": self.setup_a, "fingerprint": self.fingerprint_a}, {"id": self.setup_b, "fingerprint": self.fingerprint_b}],
+            "setup_changed": self.setup_changed,
+            "measures": [{"measure": d.measure, "before": list(d.before) if d.before else None,
+                          "after": list(d.after) if d.after else None} for d in self.measures],
+            "changes": [{"measure": c.measure, "case_version": c.case_version, "repetition": c.repetition, "stage": c.stage,
+                         "subject": c.subject, "before": c.before, "after": c.after, "regression": c.regression} for c in self.changes],
+        }
+
+
+def incompatibilities(records: m.Records, a: m.Run, b: m.Run) -> tuple[str, ...]:
+    """Every reason the counts of two runs cannot be compared; empty when they can."""
+    found = []
+    if (a.suite, a.suite_version) != (b.suite, b.suite_version):
+        found.append(f"suite: {a.suite} version {a.suite_version} vs {b.suite} version {b.suite_version}")
+    if a.scorer_version != b.scorer_version:
+        found.append(f"scorer version: {a.scorer_version} vs {b.scorer_version}")
+    if a.matching_method != b.matching_method:
+        found.append(f"matching method: {a.matching_method} vs {b.matching_method}")
+    if (a.assessment_version, a.policy) != (b.assessment_version, b.policy):
+        found.append(f"assessment: version {a.assessment_version} under {a.policy} vs version {b.assessment_version} under {b.policy}")
+    stages_a, stages_b = records.stages(a), records.stages(b)
+    if len(stages_a) != len(stages_b):
+        found.append(f"stages: {len(stages_a)} ({', '.join(stages_a)}) vs {len(stages_b)} ({', '.join(stages_b)})")
+    for run in (a, b):
+        if run.status != m.COMPLETED:
+            found.append(f"run {run.id} crashed: it has no numbers to compare")
+    return tuple(found)
+
+
+def compare_runs(records: m.Records, run_a: str, run_b: str) -> Comparison:
+    from .errors import UsageError
+
+    try:
+        a, b = records.run(run_a), records.run(run_b)
+    except KeyError as exc:
+        raise UsageError(f"unknown run {exc.args[0]}") from None
+    problems = incompatibilities(records, a, b)
+    if problems:
+        raise IncompatibleRunsError(run_a, run_b, problems)
+    seen_a, seen_b = observe_run(records, run_a), observe_run(records, run_b)
+    if seen_a is None or seen_b is None:
+        crashed = run_a if seen_a is None else run_b
+        raise IncompatibleRunsError(run_a, run_b, (f"run {crashed} is CRASHED (a rerun or answer failed): it has no numbers",))
+    deltas = []
+    changes = []
+    for measure in m.MEASURES:
+        before = _index(seen_a[measure])
+        after = _index(seen_b[measure])
+        deltas.append(MeasureDelta(measure, _count(seen_a[measure]), _count(seen_b[measure])))
+        for key in sorted(set(before) | set(after), key=_sort_key):
+            x, y = before.get(key, "not observed"), after.get(key, "not observed")
+            if _bucket(x) != _bucket(y):
+                changes.append(Change(measure, *key, before=x, after=y))
+    order = {name: i for i, name in enumerate(m.MEASURES)}
+    changes.sort(key=lambda c: (not c.regression, order[c.measure], c.case_version, _sort_key((c.case_version, c.repetition, c.stage, c.subject))))
+    return Comparison(a.id, b.id, a.setup, b.setup, records.setups[a.setup].fingerprint, records.setups[b.setup].fingerprint,
+                      tuple(deltas), tuple(changes))
+
+
+def _index(observed) -> dict[tuple[str, str, str, str], str]:
+    # a quote is identified by its text: finding ids are the engine's own and differ from run to run
+    return {(o.case_version, o.repetition, o.stage, o.quote if o.quote is not None else o.subject): o.result for o in observed}
+
+
+def _bucket(result: str) -> str:
+    return "good" if result in _GOOD else result
+
+
+def _count(observed) -> tuple[int, int] | None:
+    if not observed:
+        return None
+    return (sum(1 for o in observed if o.result in _GOOD), len(observed))
+
+
+def _sort_key(key):
+    case_version, repetition, stage, subject = key
+    return (case_version, tuple(int(p) for p in repetition.split("-")), m.STAGES.index(stage), subject)
+
+
+def format_comparison(c: Comparison) -> str:
+    lines = [f"comparing {c.run_a} -> {c.run_b}"]
+    if c.setup_changed:
+        lines.append(f"!! run setup changed: {c.setup_a} ({c.fingerprint_a[:12]}) -> {c.setup_b} ({c.fingerprint_b[:12]})")
+    else:
+        lines.append(f"run setup: {c.setup_a} ({c.fingerprint_a[:12]}) in both")
+    lines.append("")
+    for d in c.measures:
+        lines.append(f"  {d.measure:<26} {_show(d.before):>16}  ->  {_show(d.after)}")
+    lines.append("")
+    regressions = c.regressions
+    lines.append(f"{len(regressions)} regression(s), {len(c.changes) - len(regressions)} other change(s)")
+    for change in c.changes:
+        tag = "REGRESSION" if change.regression else "change"
+        lines.append(f"  {tag:<10} {change.measure} {change.case_version} repetition {change.repetition} {change.stage} "
+                     f"{change.subject}: {change.before} -> {change.after}")
+    return "\n".join(lines) + "\n"
+
+
+def _show(count: tuple[int, int] | None) -> str:
+    return "not observed" if count is None else f"{count[0]} of {count[1]}"
+
+
+def previous_comparable(records: m.Records, run: m.Run) -> m.Run | None:
+    """The latest earlier published run of the same suite that this run can be compared with, for the run pages."""
+    earlier = [r for r in records.published_runs if (r.date, r.id) < (run.date, run.id) and r.suite == run.suite]
+    for candidate in sorted(earlier, key=lambda r: (r.date, r.id), reverse=True):
+        if not incompatibilities(records, candidate, run):
+            return candidate
+    return None

@@ -1,0 +1,259 @@
+"""Hand-written changelog entries: read strictly with located errors, and created with a header that will parse."""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import re
+from datetime import date as Date
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from sitegen.errors import Diagnostic, RecordsError, SitegenError, UsageError
+from sitegen.model import Entry
+
+CATEGORIES = (
+    "publication-rules",
+    "engine-change",
+    "measurement-method",
+    "test-cases",
+    "scoring-rules",
+    "run-setup",
+)
+FIELDS = ("date", "category", "explains", "source")
+REQUIRED_FIELDS = ("date", "category", "source")
+SEPARATOR = "---"
+
+# What `create_entry` writes for the maintainer to replace; the changelog refuses to publish either.
+PLACEHOLDER_SENTENCE = (
+    "Replace this line with one or two sentences saying what changed in the tests and why."
+)
+PLACEHOLDER_SOURCE = "https://example.invalid/replace-with-the-source"
+
+_IDENTIFIER = r"[a-z0-9][a-z0-9._-]{0,79}"
+_NUMBER = r"(?:0|[1-9][0-9]*)"
+_EXPLAINS = re.compile(
+    rf"scorer:{_NUMBER}"
+    rf"|report:{_NUMBER}/runner:{_NUMBER}/run-record:{_NUMBER}"
+    rf"|assessment:{_NUMBER}/policy:{_IDENTIFIER}"
+)
+_NAME = re.compile(_IDENTIFIER)
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_HEADER = re.compile(r"([A-Za-z0-9_-]+):(?: (.*))?")
+EXPLAINS_FORMS = "scorer:N, report:N/runner:N/run-record:N or assessment:N/policy:ID"
+
+
+class EntryExistsError(SitegenError):
+    """An entry file of that name already exists; a new entry never overwrites an old one."""
+
+
+def scorer_key(version: int) -> str:
+    """The `explains` value for a scorer version, shared by entries and the changelog."""
+    return f"scorer:{version}"
+
+
+def report_key(version: int, runner: int, run_record: int) -> str:
+    """The `explains` value for a report version with its runner and run-record versions."""
+    return f"report:{version}/runner:{runner}/run-record:{run_record}"
+
+
+def assessment_key(version: int, policy: str) -> str:
+    """The `explains` value for an assessment version under its policy."""
+    return f"assessment:{version}/policy:{policy}"
+
+
+def check_date(value: str) -> str | None:
+    """Return why `value` is not an ISO calendar date, or None when it is one."""
+    if _DATE.fullmatch(value):
+        try:
+            Date.fromisoformat(value)
+            return None
+        except ValueError:
+            pass
+    return f'date "{value}" is not an ISO date (YYYY-MM-DD)'
+
+
+def check_category(value: str) -> str | None:
+    """Return why `value` is not a known category, or None."""
+    if value in CATEGORIES:
+        return None
+    close = difflib.get_close_matches(value, CATEGORIES, n=1)
+    hint = f'did you mean "{close[0]}"? ' if close else ""
+    return f'unknown category "{value}" ({hint}one of: {", ".join(CATEGORIES)})'
+
+
+def check_explains(value: str) -> str | None:
+    """Return why `value` is not an explains key, or None."""
+    if _EXPLAINS.fullmatch(value):
+        return None
+    return f'explains "{value}" is not one of {EXPLAINS_FORMS}'
+
+
+def check_source(value: str) -> str | None:
+    """Return why `value` is not an https URL, or None."""
+    parts = urlsplit(value)
+    if parts.scheme == "https" and parts.netloc and not re.search(r"\s", value):
+        return None
+    return f'source "{value}" is not an https URL'
+
+
+_CHECKS = {
+    "date": (check_date, "entry.bad-date"),
+    "category": (check_category, "entry.unknown-category"),
+    "explains": (check_explains, "entry.bad-explains"),
+    "source": (check_source, "entry.bad-source"),
+}
+
+
+def parse_entry(path: str, text: str) -> Entry:
+    """Read one entry, reporting every header problem with its line so the publisher can fix them all at once."""
+    problems: list[Diagnostic] = []
+
+    def problem(line: int | None, column: int | None, message: str, code: str) -> None:
+        problems.append(Diagnostic(path, line, column, None, message, code))
+
+    lines = [line.removesuffix("\r") for line in text.removeprefix("\ufeff").split("\n")]
+    try:
+        end = lines.index(SEPARATOR)
+        header = lines[:end]
+    except ValueError:
+        # Without a separator the header ends at the first line that is not one; the rest is not checked.
+        end = None
+        header = list(itertools.takewhile(lambda line: not line.strip() or _HEADER.fullmatch(line), lines))
+        last = min(len(header) + 1, max(1, len(lines) - (1 if lines[-1] == "" else 0)))
+        problem(last, None, f'the header is not closed by a line "{SEPARATOR}"', "entry.no-separator")
+
+    values: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    for number, line in enumerate(header, start=1):
+        if not line.strip():
+            continue  # blank lines in the header carry nothing
+        match = _HEADER.fullmatch(line)
+        if match is None:
+            problem(number, 1, f'expected a header line "key: value", found "{line}"', "entry.header-syntax")
+            continue
+        key, value = match.group(1), (match.group(2) or "").strip()
+        if key not in FIELDS:
+            close = difflib.get_close_matches(key, FIELDS, n=1, cutoff=0.7)
+            hint = f'did you mean "{close[0]}"? ' if close else ""
+            problem(number, 1, f'unknown header field "{key}" ({hint}known: {", ".join(FIELDS)})',
+                    "entry.unknown-field")
+            continue
+        if key in seen:
+            problem(number, 1, f'header field "{key}" repeated (first on line {seen[key]})',
+                    "entry.duplicate-field")
+            continue
+        seen[key] = number
+        check, code = _CHECKS[key]
+        reason = check(value)
+        if reason is not None:
+            problem(number, len(key) + 3, reason, code)
+            continue
+        values[key] = value
+
+    if end is not None:
+        for key in REQUIRED_FIELDS:
+            if key not in seen:
+                problem(end + 1, None, f'header field "{key}" is missing', "entry.missing-field")
+        body = "\n".join(lines[end + 1:]).strip()
+        if not body:
+            problem(end + 1, None, f'the entry has no text after the "{SEPARATOR}" line', "entry.empty-body")
+    else:
+        body = ""
+
+    if problems:
+        raise RecordsError(sorted(problems, key=_diagnostic_order))
+    return Entry(
+        path=path,
+        date=values["date"],
+        category=values["category"],
+        explains=values.get("explains"),
+        source=values["source"],
+        body=body + "\n",
+        explains_line=seen.get("explains"),
+    )
+
+
+def load_entries(folder: Path) -> tuple[Entry, ...]:
+    """Read every `*.md` entry in `folder`, sorted by file name, failing once with all problems of all files."""
+    if not folder.is_dir():
+        return ()
+    entries: list[Entry] = []
+    problems: list[Diagnostic] = []
+    for file in sorted(p for p in folder.iterdir() if p.suffix == ".md" and p.is_file()):
+        path = str(file)
+        if not _NAME.fullmatch(file.stem):
+            problems.append(Diagnostic(
+                path, None, None, None,
+                f'file name "{file.name}" is not a safe identifier ({_IDENTIFIER} before ".md")',
+                "entry.bad-name"))
+            continue
+        try:
+            text = file.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as error:
+            problems.append(Diagnostic(path, None, None, None,
+                                       f"file is not valid UTF-8 (byte {error.start})", "entry.encoding"))
+            continue
+        try:
+            entries.append(parse_entry(path, text))
+        except RecordsError as error:
+            problems.extend(error.diagnostics)
+    if problems:
+        raise RecordsError(sorted(problems, key=_diagnostic_order))
+    return tuple(entries)
+
+
+def slug_for(explains: str | None, category: str) -> str:
+    """A file-name slug that says what the entry is about: the change it explains, else its category."""
+    if explains is None:
+        return category
+    return re.sub(r"[:/]+", "-", explains)
+
+
+def render_entry(*, category: str, explains: str | None, date: str, source: str | None) -> str:
+    """The text of a new entry: a header that parses and a placeholder line to replace."""
+    header = [f"date: {date}", f"category: {category}"]
+    if explains is not None:
+        header.append(f"explains: {explains}")
+    header.append(f"source: {source if source is not None else PLACEHOLDER_SOURCE}")
+    return "\n".join(header) + f"\n{SEPARATOR}\n{PLACEHOLDER_SENTENCE}\n"
+
+
+def create_entry(
+    folder: Path,
+    *,
+    category: str,
+    explains: str | None,
+    date: str,
+    source: str | None = None,
+    slug: str | None = None,
+) -> Path:
+    """Write `<date>-<slug>.md` for the maintainer to complete, never replacing an existing entry."""
+    reasons = [
+        reason
+        for reason in (
+            check_category(category),
+            check_explains(explains) if explains is not None else None,
+            check_date(date),
+            check_source(source) if source is not None else None,
+        )
+        if reason is not None
+    ]
+    stem = f"{date}-{slug if slug is not None else slug_for(explains, category)}"
+    if not _NAME.fullmatch(stem):
+        reasons.append(f'file name "{stem}.md" is not a safe identifier ({_IDENTIFIER} before ".md")')
+    if reasons:
+        raise UsageError("; ".join(reasons))
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{stem}.md"
+    text = render_entry(category=category, explains=explains, date=date, source=source)
+    try:
+        with open(target, "x", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except FileExistsError:
+        raise EntryExistsError(f"{target} already exists; edit it or choose another slug") from None
+    return target
+
+
+def _diagnostic_order(d: Diagnostic) -> tuple:
+    return (d.path, d.line or 0, d.column or 0, d.code, d.message)

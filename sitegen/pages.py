@@ -1,0 +1,560 @@
+"""Renders every page of the site, in each language, from records, scored results and the changelog."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+from xml.etree import ElementTree
+
+import markdown
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
+
+from sitegen.changelog import Changelog, changed_runs, is_safe_url
+from sitegen.errors import Diagnostic, PublicationError
+from sitegen.formatting import LocaleFormat
+from sitegen.model import (
+    CRASHED,
+    CRASHED_STATE,
+    MEASURES,
+    Answer,
+    CaseResult,
+    CaseVersion,
+    Pair,
+    Records,
+    Run,
+    RunResult,
+    StageVerdict,
+)
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+SCHEMAS = Path(__file__).resolve().parent / "schemas"
+
+# The case each measure's example on the method page is taken from (the method page's own choices).
+EXAMPLE_CASES = {
+    "GROUNDING": "cure-unchecked",
+    "CLEAN_CASE_FLAWS": "tap-sample",
+    "PROHIBITED_OUTPUT": "seal-detail-missing",
+    "QUOTE_FIDELITY": "figure-without-document",
+    "REDUCER_SURVIVAL": "request-refused",
+    "INVARIANT_PAIRS": "licence-gender-flawed-feminine",
+    "IDENTICAL_INPUT_STABILITY": "papers-location-unstated",
+}
+
+SECTIONS = ("matching", "glossary", "outcomes", "release", "downloads", "changelog-intro")
+
+# A sitemap file may list at most 50,000 URLs (sitemaps.org); beyond that an index points to parts.
+SITEMAP_LIMIT = 50_000
+
+Verdicts = Callable[[Answer, str, bool], StageVerdict]
+
+
+@dataclass(frozen=True)
+class Page:
+    """One file of the site: where it goes (POSIX, relative to the site root) and its exact bytes."""
+
+    path: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Download:
+    """A file served under downloads/, with the size and checksum of exactly the bytes written."""
+
+    name: str
+    size: int
+    sha256: str
+    schema: bool
+
+
+@dataclass(frozen=True)
+class MarkedLine:
+    """One document line split around the part a quote or passage covers."""
+
+    number: int
+    before: str
+    marked: str
+    after: str
+
+
+@dataclass(frozen=True)
+class RepetitionInput:
+    """One repetition of one run of one case version, with the verdicts of every stage already computed."""
+
+    repetition: int
+    result: CaseResult | None
+    answer: Answer | None
+    verdicts: tuple[tuple[str, StageVerdict], ...]
+    rerun_verdicts: tuple[tuple[str, StageVerdict], ...]
+
+
+@dataclass(frozen=True)
+class CaseRunInput:
+    run: Run
+    stages: tuple[str, ...]
+    outcome: str | None
+    repetitions: tuple[RepetitionInput, ...]
+
+
+@dataclass(frozen=True)
+class CaseInput:
+    """Everything one case version's pages need, picklable, so case pages could be rendered in other processes."""
+
+    case_version: CaseVersion
+    pairs: tuple[tuple[Pair, str], ...]  # (pair, the other version's id)
+    runs: tuple[CaseRunInput, ...]  # published runs whose suite holds this version, newest first
+
+
+# --- entry point ------------------------------------------------------------
+
+
+def render_pages(
+    records: Records,
+    results: Mapping[str, RunResult],
+    *,
+    verdicts: Verdicts,
+    changelog: Changelog | None,
+    catalogs: Mapping[str, Any],
+    build_date: str,
+    downloads: Sequence[tuple[str, bytes]] | None = None,
+    content_dir: Path | None = None,
+) -> tuple[Page, ...]:
+    """Render all pages of both languages plus the root files, so the writer only has to store bytes."""
+    config = records.config
+    languages = tuple(config.languages)
+    files = collect_downloads(records) if downloads is None else tuple(downloads)
+    listed = tuple(
+        Download(name=name, size=len(data), sha256=hashlib.sha256(data).hexdigest(), schema=name.startswith("schemas/"))
+        for name, data in sorted(files)
+    )
+    published = tuple(sorted(records.published_runs, key=lambda r: (r.date, r.id), reverse=True))
+    content_root = content_dir or TEMPLATES / "content"
+    site = _site_facts(records, results, published, changelog)
+    pages: list[Page] = []
+    renderers = {lang: Renderer(lang, catalogs[lang], config=config, languages=languages, build_date=build_date) for lang in languages}
+    for lang in languages:
+        renderer = renderers[lang]
+        content = load_content(content_root, lang)
+        common = {"site": site, "downloads": listed, "changelog": changelog}
+        pages.append(renderer.page("index.html.j2", "index.html", common))
+        examples = {m: cv for m, cv in EXAMPLE_CASES.items() if cv in records.case_versions}
+        pages.append(renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": {m: examples.get(m) for m in MEASURES}}))
+        pages.append(renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}))
+        pages.append(renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content}))
+        for run in published:
+            pages.append(renderer.page("run.html.j2", f"runs/{run.id}.html", {**common, "run_view": site.run_views[run.id], "grid": _run_grid(records, run, results.get(run.id))}))
+    default = renderers[config.default_language]
+    pages.append(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))
+    pages.append(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
+    runs_by_case = _runs_by_case(records, published)
+    case_states = {run.id: _index_cases(results.get(run.id)) for run in published}
+    for cv_id in sorted(records.case_versions):
+        bundle = collect_case(records, cv_id, runs_by_case.get(cv_id, ()), case_states, results, verdicts=verdicts)
+        for lang in languages:
+            pages.extend(render_case(renderers[lang], bundle))
+    pages.append(Page("static/site.css", (TEMPLATES / "static" / "site.css").read_bytes()))
+    pages.extend(render_sitemap(pages, base_url=config.base_url, build_date=build_date))
+    return tuple(sorted(pages, key=lambda p: p.path))
+
+
+def collect_downloads(records: Records) -> tuple[tuple[str, bytes], ...]:
+    """The published record files under their served names, then the JSON Schemas, each as exact bytes."""
+    files: list[tuple[str, bytes]] = []
+    problems = []
+    for item in records.config.publish:
+        source = records.files.get(item.record)
+        if source is not None:
+            files.append((item.name, source.data))
+        elif item.record == "results.json" and records.results_json is not None:
+            files.append((item.name, records.results_json))
+        else:
+            problems.append(Diagnostic(item.record, None, None, None, f"published file {item.name!r} has no bytes to publish", "publish.missing-file"))
+    if problems:
+        raise PublicationError(problems)
+    for path in sorted(SCHEMAS.glob("*.schema.json")):
+        files.append((f"schemas/{path.name}", path.read_bytes()))
+    return tuple(files)
+
+
+# --- one language's templates ----------------------------------------------------
+
+
+class Renderer:
+    """One compiled Jinja environment per locale, so templates compile once and gettext never crosses languages."""
+
+    def __init__(self, lang: str, translations: Any, *, config: Any, languages: tuple[str, ...], build_date: str):
+        self.lang = lang
+        self.config = config
+        self.languages = languages
+        self.build_date = build_date
+        env = Environment(
+            loader=FileSystemLoader(str(TEMPLATES)),
+            autoescape=True,
+            undefined=StrictUndefined,
+            extensions=["jinja2.ext.i18n"],
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        env.install_gettext_translations(translations, newstyle=True)
+        env.globals.update(
+            fmt=LocaleFormat(lang),
+            lang=lang,
+            MEASURES=MEASURES,
+            config=config,
+            build_date=build_date,
+            case_path=case_path,
+            anchor=repetition_anchor,
+        )
+        self.env = env
+
+    def page(self, template: str, rest: str, context: Mapping[str, Any], *, at_root: bool = False, standalone: bool = False) -> Page:
+        """Render `template` as the page `rest` of this language, or at the site root for the root copies.
+
+        A standalone page (the 404) is served at any address, so its links are absolute and it has no alternates.
+        """
+        path = rest if at_root else f"{self.lang}/{rest}"
+        root = self.config.base_url if standalone else "../" * path.count("/")
+        url = self.config.base_url
+        html = self.env.get_template(template).render(
+            **context,
+            path=path,
+            rest=rest,
+            root=root,
+            base=f"{root}{self.lang}/",
+            others=tuple(lang for lang in self.languages if lang != self.lang),
+            switch_rest="index.html" if standalone else rest,
+            alternates=() if standalone else tuple((lang, f"{url}{lang}/{rest}") for lang in self.languages),
+            x_default=f"{url}{self.config.default_language}/{rest}",
+        )
+        return Page(path, html.encode("utf-8"))
+
+
+def case_path(case_version: str, run: str | None = None) -> str:
+    """Where a case version's page (or its page for one run) lives below a language folder; sharded by the id's first two characters."""
+    return f"cases/{case_version[:2]}/{case_version}/{run + '.html' if run else 'index.html'}"
+
+
+def repetition_anchor(repetition: str | int, stage: str | None = None) -> str:
+    """The anchor of a repetition (and stage) on a case's run page; a span of repetitions points at its first."""
+    first = str(repetition).split("-", 1)[0]
+    return f"r{first}-{stage}" if stage else f"r{first}"
+
+
+# --- facts shared by the overview and run pages -------------------------------
+
+
+@dataclass(frozen=True)
+class ChangeMark:
+    kind: str  # scorer | suite
+    value: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class RunView:
+    run: Run
+    result: RunResult | None
+    fingerprint: str
+    merge: bool
+    older_scorer: bool
+    changes: tuple[ChangeMark, ...]
+
+
+@dataclass(frozen=True)
+class ChartBar:
+    run: Run
+    x: int
+    state: str | None  # None when the run has no result for the measure
+    passed: int
+    observed: int
+    passed_height: int
+    observed_height: int
+
+
+@dataclass(frozen=True)
+class Chart:
+    measure: str
+    width: int
+    height: int
+    bars: tuple[ChartBar, ...]
+    changes: tuple[tuple[int, ChangeMark], ...]  # x of the dividing line, what changed
+
+
+@dataclass(frozen=True)
+class SiteFacts:
+    runs: tuple[RunView, ...]  # newest first
+    run_views: Mapping[str, RunView]
+    charts: tuple[Chart, ...]
+    latest_scorer: int | None
+
+
+CHART_STEP = 28
+CHART_HEIGHT = 64
+CHART_MARGIN = 8
+CHART_BAR = 16
+
+
+def _site_facts(records: Records, results: Mapping[str, RunResult], published: tuple[Run, ...], changelog: Changelog | None) -> SiteFacts:
+    scored = [results[r.id].scorer_version for r in published if r.id in results]
+    latest = max(scored) if scored else None
+    oldest_first = tuple(reversed(published))
+    marks = _change_marks(changelog)
+    views = {}
+    for run in published:
+        result = results.get(run.id)
+        setup = records.setups.get(run.setup)
+        views[run.id] = RunView(
+            run=run,
+            result=result,
+            fingerprint=setup.fingerprint if setup else "",
+            merge=bool(setup and setup.merge),
+            older_scorer=bool(result and latest is not None and result.scorer_version < latest),
+            changes=marks.get(run.id, ()),
+        )
+    charts = tuple(_chart(measure, oldest_first, results, marks) for measure in MEASURES)
+    return SiteFacts(runs=tuple(views[r.id] for r in published), run_views=views, charts=charts, latest_scorer=latest)
+
+
+def _change_marks(changelog: Changelog | None) -> Mapping[str, tuple[ChangeMark, ...]]:
+    """Runs that first used a new scorer or suite version, with the changelog row that says so."""
+    if changelog is None:
+        return {}
+    marks = {}
+    for run_id, anchors in changed_runs(changelog).items():
+        rows = [changelog.row(anchor) for anchor in anchors]
+        marks[run_id] = tuple(
+            ChangeMark(row.kind, str(row.version) if row.kind == "scorer" else f"{row.suite} {row.suite_version}", row.anchor)
+            for row in rows
+        )
+    return marks
+
+
+def _chart(measure: str, runs: tuple[Run, ...], results: Mapping[str, RunResult], marks: Mapping[str, tuple[ChangeMark, ...]]) -> Chart:
+    """Bars of observed (outline) and passed (filled) counts per run, on the measure's own scale; no percentages."""
+    counts = []
+    for run in runs:
+        result = results.get(run.id)
+        found = next((m for m in result.measures if m.measure == measure), None) if result else None
+        if result is not None and result.outcome == CRASHED_STATE:
+            counts.append((run, CRASHED_STATE, 0, 0))
+        elif found is None:
+            counts.append((run, None, 0, 0))
+        else:
+            counts.append((run, found.state, found.passed, found.observed))
+    top = max((c[3] for c in counts), default=0) or 1
+    bars = []
+    changes = []
+    for index, (run, state, passed, observed) in enumerate(counts):
+        x = CHART_MARGIN + index * CHART_STEP
+        bars.append(ChartBar(run, x, state, passed, observed, round(CHART_HEIGHT * passed / top), round(CHART_HEIGHT * observed / top)))
+        changes.extend((x - (CHART_STEP - CHART_BAR) // 2, mark) for mark in marks.get(run.id, ()))
+    width = CHART_MARGIN * 2 + max(len(runs), 1) * CHART_STEP
+    return Chart(measure, width, CHART_HEIGHT + 2 * CHART_MARGIN + 12, tuple(bars), tuple(changes))
+
+
+def _index_cases(result: RunResult | None) -> Mapping[tuple[str, int], CaseResult]:
+    """Index a run's case results once, so every case page looks its states up without scanning."""
+    return {} if result is None else {(c.case_version, c.repetition): c for c in result.cases}
+
+
+def _runs_by_case(records: Records, published: tuple[Run, ...]) -> Mapping[str, tuple[Run, ...]]:
+    found: dict[str, list[Run]] = {}
+    for run in published:
+        try:
+            suite = records.suite(run.suite, run.suite_version)
+        except KeyError:
+            continue
+        for cv_id in suite.case_versions:
+            found.setdefault(cv_id, []).append(run)
+    return {cv: tuple(runs) for cv, runs in found.items()}
+
+
+def _run_grid(records: Records, run: Run, result: RunResult | None) -> tuple[tuple[str, tuple[tuple[int, CaseResult | None], ...]], ...]:
+    """Rows of (case version, [(repetition, its result)]) in the suite's order."""
+    try:
+        versions = records.suite(run.suite, run.suite_version).case_versions
+    except KeyError:
+        versions = ()
+    index = _index_cases(result)
+    reps = range(1, run.repetitions + 1)
+    return tuple((cv, tuple((rep, index.get((cv, rep))) for rep in reps)) for cv in versions)
+
+
+# --- case pages ------------------------------------------------------------------
+
+
+def collect_case(
+    records: Records,
+    cv_id: str,
+    runs: Iterable[Run],
+    case_states: Mapping[str, Mapping[tuple[str, int], CaseResult]],
+    results: Mapping[str, RunResult],
+    *,
+    verdicts: Verdicts,
+) -> CaseInput:
+    """Gather one case version's answers and verdicts, so its pages render in both languages from one computation."""
+    cv = records.case_versions[cv_id]
+    pairs = tuple((p, p.versions[1] if p.versions[0] == cv_id else p.versions[0]) for p in records.pairs if cv_id in p.versions)
+    run_inputs = []
+    for run in runs:
+        stages = records.stages(run)
+        states = case_states.get(run.id, {})
+        result = results.get(run.id)
+        reps = []
+        for rep in range(1, run.repetitions + 1):
+            answer = records.answers.get((run.id, cv_id, rep))
+            stage_verdicts: tuple[tuple[str, StageVerdict], ...] = ()
+            rerun_verdicts: tuple[tuple[str, StageVerdict], ...] = ()
+            if answer is not None and answer.answer.status != CRASHED:
+                stage_verdicts = tuple((stage, verdicts(answer, stage, False)) for stage in stages)
+                if answer.rerun is not None and answer.rerun.status != CRASHED:
+                    rerun_verdicts = tuple((stage, verdicts(answer, stage, True)) for stage in stages)
+            reps.append(RepetitionInput(rep, states.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts))
+        run_inputs.append(CaseRunInput(run, stages, result.outcome if result else None, tuple(reps)))
+    return CaseInput(cv, pairs, tuple(run_inputs))
+
+
+def render_case(renderer: Renderer, bundle: CaseInput) -> list[Page]:
+    """Render one case version's page and its page per run in one language."""
+    cv = bundle.case_version
+    pages = [renderer.page("case.html.j2", case_path(cv.id), {"cv": cv, "bundle": bundle, "passage_lines": passage_lines})]
+    for run_input in bundle.runs:
+        pages.append(
+            renderer.page(
+                "case_run.html.j2",
+                case_path(cv.id, run_input.run.id),
+                {"cv": cv, "item": run_input, "passage_lines": passage_lines, "finding_lines": finding_lines},
+            )
+        )
+    return pages
+
+
+def passage_lines(document: str, quote: str | None, lines: tuple[int, int] | None) -> tuple[MarkedLine, ...]:
+    """The document lines a quote (or else a line span) covers, with the covered part marked."""
+    all_lines = document.split("\n")
+    if quote is not None:
+        span = _locate(document, quote, lines)
+        if span is not None:
+            return _mark(all_lines, *span)
+    if lines is None:
+        return ()
+    first, last = max(lines[0], 1), min(lines[1], len(all_lines))
+    return tuple(MarkedLine(n, "", all_lines[n - 1], "") for n in range(first, last + 1))
+
+
+def finding_lines(document: str, finding: Any) -> tuple[MarkedLine, ...]:
+    """The lines a finding's quote or location covers; nothing when the quote is not in the document."""
+    return passage_lines(document, finding.quote, finding.location)
+
+
+def _locate(document: str, quote: str, lines: tuple[int, int] | None) -> tuple[int, int] | None:
+    """Offsets of the quote in the original document, matching any whitespace run for a collapsed space (METHOD.md)."""
+    parts = [re.escape(p) for p in re.split(r"[ \t\r\n]+", quote)]
+    if not "".join(parts):
+        return None
+    pattern = re.compile(r"[ \t\r\n]+".join(parts))
+    start = 0
+    if lines is not None and lines[0] > 1:
+        # prefer the occurrence inside the given lines
+        start = sum(len(line) + 1 for line in document.split("\n")[: lines[0] - 1])
+    match = pattern.search(document, start) or pattern.search(document)
+    return (match.start(), match.end()) if match and match.end() > match.start() else None
+
+
+def _mark(all_lines: list[str], start: int, end: int) -> tuple[MarkedLine, ...]:
+    out = []
+    offset = 0
+    for number, text in enumerate(all_lines, start=1):
+        line_end = offset + len(text)
+        if line_end >= start and offset < end:
+            a = max(start, offset) - offset
+            b = min(end, line_end) - offset
+            out.append(MarkedLine(number, text[:a], text[a:b], text[b:]))
+        if offset >= end:
+            break
+        offset = line_end + 1
+    return tuple(out)
+
+
+# --- prose -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Prose:
+    """A Markdown file of prose: its first-line heading and its body as HTML."""
+
+    heading: str
+    html: str
+
+
+def load_content(content_dir: Path, lang: str) -> Mapping[str, Prose]:
+    """Read and render one language's prose files; a missing file is named, not skipped."""
+    names = ("method-intro", *SECTIONS, *(f"measure-{m}" for m in MEASURES))
+    content = {}
+    missing = []
+    for name in names:
+        path = content_dir / lang / f"{name}.md"
+        if not path.is_file():
+            missing.append(Diagnostic(str(path), None, None, None, "prose file is missing", "content.missing"))
+            continue
+        content[name.replace("-", "_")] = render_prose(path.read_text(encoding="utf-8"))
+    if missing:
+        raise PublicationError(missing)
+    return content
+
+
+def render_prose(text: str) -> Prose:
+    """Split off the "# heading" line and render the rest, raw HTML escaped and headings one level down."""
+    heading = ""
+    lines = text.split("\n")
+    if lines and lines[0].startswith("# "):
+        heading, text = lines[0][2:].strip(), "\n".join(lines[1:])
+    md = markdown.Markdown(extensions=["tables", "def_list", _SafeMarkdown()], output_format="html")
+    return Prose(heading, md.convert(text))
+
+
+class _SafeMarkdown(Extension):
+    """Python-Markdown passes raw HTML and javascript: links through; this escapes the one and drops the other."""
+
+    def extendMarkdown(self, md: markdown.Markdown) -> None:
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+        md.treeprocessors.register(_ProseGuard(md), "sitegen-guard", 0)
+
+
+class _ProseGuard(Treeprocessor):
+    def run(self, root: ElementTree.Element) -> None:
+        for element in root.iter():
+            if len(element.tag) == 2 and element.tag[0] == "h" and element.tag[1].isdigit():
+                element.tag = f"h{min(int(element.tag[1]) + 1, 6)}"
+            for attribute in ("href", "src"):
+                value = element.get(attribute)
+                if value is not None and not is_safe_url(value):
+                    del element.attrib[attribute]
+
+
+# --- sitemap -----------------------------------------------------------------------
+
+
+def render_sitemap(pages: Sequence[Page], *, base_url: str, build_date: str) -> list[Page]:
+    """Absolute URLs of every HTML page but the 404; split into parts under an index past the protocol's limit."""
+    from xml.sax.saxutils import escape
+
+    urls = sorted(p.path for p in pages if p.path.endswith(".html") and p.path != "404.html")
+    lastmod = f"<lastmod>{escape(build_date)}</lastmod>" if build_date else ""
+
+    def urlset(chunk: Sequence[str]) -> bytes:
+        body = "".join(f"<url><loc>{escape(base_url + u)}</loc>{lastmod}</url>\n" for u in chunk)
+        return ('<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + body + "</urlset>\n").encode("utf-8")
+
+    if len(urls) <= SITEMAP_LIMIT:
+        return [Page("sitemap.xml", urlset(urls))]
+    parts = [urls[i : i + SITEMAP_LIMIT] for i in range(0, len(urls), SITEMAP_LIMIT)]
+    out = [Page(f"sitemap-{n}.xml", urlset(chunk)) for n, chunk in enumerate(parts, start=1)]
+    index = "".join(f"<sitemap><loc>{escape(base_url + p.path)}</loc>{lastmod}</sitemap>\n" for p in out)
+    out.append(Page("sitemap.xml", ('<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + index + "</sitemapindex>\n").encode("utf-8")))
+    return out

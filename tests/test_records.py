@@ -1,0 +1,146 @@
+"""The loader: a small valid corpus loads; each invalid fixture gives exactly its located diagnostic; nothing else escapes."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sitegen import model as m
+from sitegen.errors import RecordsError
+from sitegen.records import fingerprint, load_records
+
+DATA = Path(__file__).parent / "data"
+SMALL = DATA / "records-small"
+INVALID = sorted(p.name for p in (DATA / "invalid").iterdir())
+
+
+def overlay(tmp_path: Path, fixture: str | None) -> Path:
+    target = tmp_path / "records"
+    shutil.copytree(SMALL, target)
+    if fixture:
+        for f in (DATA / "invalid" / fixture).glob("*.json"):
+            shutil.copy(f, target / f.name)
+    return target
+
+
+def test_small_corpus_loads(tmp_path):
+    records = load_records(overlay(tmp_path, None))
+    assert [r.id for r in records.runs] == ["r1", "r2", "r3"]
+    assert len(records.answers) == 18
+    leak = records.case_versions["leak-unchecked"]
+    (key,) = leak.key.expected
+    assert key.passage == m.Passage("Läckan är åtgärdad.", (3, 3))  # lines follow from where the quote stands
+    assert records.case_versions["tap-clean"].clean and not leak.clean
+    assert records.stages(records.run("r1")) == ("reviewer",) and records.stages(records.run("r2")) == ("reviewer", "report")
+    assert records.files["cases.json"].data == (SMALL / "cases.json").read_bytes()
+
+
+@pytest.mark.parametrize("fixture", INVALID)
+def test_invalid_fixture_gives_its_exact_diagnostics(tmp_path, fixture):
+    root = overlay(tmp_path, fixture)
+    with pytest.raises(RecordsError) as caught:
+        load_records(root)
+    lines = [line.replace(str(root) + "/", "records/") for line in caught.value.lines()]
+    expected = (DATA / "invalid" / fixture / "expected.txt").read_text(encoding="utf-8").splitlines()
+    assert lines == expected
+
+
+def test_all_problems_are_reported_in_one_pass(tmp_path):
+    root = overlay(tmp_path, None)
+    for fixture in ("unknown-field", "json-duplicate-key", "fingerprint"):
+        for f in (DATA / "invalid" / fixture).glob("*.json"):
+            shutil.copy(f, root / f.name)
+    with pytest.raises(RecordsError) as caught:
+        load_records(root)
+    codes = sorted(d.code for d in caught.value.diagnostics)
+    assert codes == ["json.duplicate-key", "record.fingerprint", "record.unknown-field"]
+
+
+def test_fingerprint_is_sha256_of_canonical_configuration():
+    import hashlib
+
+    configuration = {"b": [1, "å"], "a": {"merge": True}}
+    canonical = '{"a":{"merge":true},"b":[1,"å"]}'.encode("utf-8")
+    assert fingerprint(configuration) == hashlib.sha256(canonical).hexdigest()
+
+
+def test_missing_folder_and_file(tmp_path):
+    with pytest.raises(RecordsError) as caught:
+        load_records(tmp_path / "nowhere")
+    assert caught.value.diagnostics[0].code == "record.folder-missing"
+    root = overlay(tmp_path, None)
+    (root / "setups.json").unlink()
+    with pytest.raises(RecordsError) as caught:
+        load_records(root)
+    assert [d.code for d in caught.value.diagnostics] == ["record.file-missing"]
+
+
+def test_results_record_may_be_absent_before_first_scoring(tmp_path):
+    root = overlay(tmp_path, None)
+    (root / "results.json").unlink()
+    assert load_records(root).results_json is None
+
+
+# --- property: mutated records load or raise RecordsError, never anything else ------------------
+
+_MUTATIONS = st.sampled_from(["delete", "null", "string", "number", "list", "object", "duplicate"])
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, prefix + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _paths(item, prefix + (index,))
+
+
+def _mutate(value, path, how):
+    if not path:
+        return value
+    parent = value
+    for step in path[:-1]:
+        parent = parent[step]
+    last = path[-1]
+    replacement = {"null": None, "string": "x y", "number": -1.5, "list": [], "object": {}}.get(how)
+    if how == "delete":
+        del parent[last]
+    elif how == "duplicate" and isinstance(parent, list):
+        parent.append(json.loads(json.dumps(parent[last])))
+    else:
+        parent[last] = replacement
+    return value
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), file=st.sampled_from(["cases.json", "answers.json", "runs.json", "setups.json", "sitegen.json"]),
+       how=_MUTATIONS)
+def test_mutated_records_load_or_raise_records_error(tmp_path_factory, data, file, how):
+    root = tmp_path_factory.mktemp("mut") / "records"
+    shutil.copytree(SMALL, root)
+    value = json.loads((root / file).read_text(encoding="utf-8"))
+    paths = list(_paths(value))
+    path = data.draw(st.sampled_from(paths))
+    mutated = _mutate(value, path, how)
+    (root / file).write_text(json.dumps(mutated, ensure_ascii=False), encoding="utf-8")
+    try:
+        load_records(root)
+    except RecordsError as exc:
+        assert exc.diagnostics and all(d.path and d.message and d.code for d in exc.diagnostics)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(junk=st.binary(max_size=64), offset=st.integers(min_value=0, max_value=4000))
+def test_corrupted_bytes_never_escape_as_anything_else(tmp_path_factory, junk, offset):
+    root = tmp_path_factory.mktemp("bytes") / "records"
+    shutil.copytree(SMALL, root)
+    data = (root / "cases.json").read_bytes()
+    (root / "cases.json").write_bytes(data[:offset] + junk + data[offset:])
+    try:
+        load_records(root)
+    except RecordsError as exc:
+        assert exc.diagnostics
