@@ -1,0 +1,129 @@
+"""The build in named phases: read and check everything first, then render, then write and swap in one step."""
+
+from __future__ import annotations
+
+import datetime
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Callable
+
+from . import model as m
+from .errors import Diagnostic, PublicationError, UsageError
+from .matching import CaseContext, judge_stage, method_for
+from .publication import Download, collect_downloads, unpublished_mentions
+from .records import load_records
+from .results import read_results, verify_results
+from .scoring import score_run
+
+LOCALES = Path(__file__).resolve().parent.parent / "locales"
+
+Progress = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    out: Path
+    pages: int
+    downloads: int
+
+
+@dataclass(frozen=True)
+class Checked:
+    """Everything the render phase needs, read and verified; nothing below this line touches the records folder."""
+
+    records: m.Records
+    results: dict[str, m.RunResult]
+    downloads: tuple[Download, ...]
+    changelog: object
+    catalogs: object
+    build_date: str
+
+
+def build_date(records: m.Records, environ=os.environ) -> str:
+    """The date the build stamps: SOURCE_DATE_EPOCH when set, else the newest published run's date (never the clock)."""
+    epoch = environ.get("SOURCE_DATE_EPOCH")
+    if epoch is not None:
+        try:
+            return datetime.datetime.fromtimestamp(int(epoch), tz=datetime.timezone.utc).date().isoformat()
+        except (ValueError, OverflowError, OSError):
+            raise UsageError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, not {epoch!r}") from None
+    dates = sorted(r.date for r in records.published_runs)
+    return dates[-1] if dates else "1970-01-01"
+
+
+def check_records(records_dir: Path, *, progress: Progress | None = None) -> Checked:
+    """Load, validate, verify results, check publication rules, build the changelog and the catalogs; raise on any problem."""
+    from .catalogs import load_catalogs
+    from .changelog import build_changelog
+
+    say = progress or (lambda phase, detail="": None)
+    say("load", str(records_dir))
+    records = load_records(records_dir)
+    say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
+    if records.results_json is None:
+        raise PublicationError([Diagnostic(str(Path(records_dir) / "results.json"), None, None, None,
+                                           "no results record; run `sitegen score --all` first", "results.missing")])
+    results = read_results(records.results_json, path=str(Path(records_dir) / "results.json"))
+    say("verify", f"re-scoring {len(records.published_runs)} published runs")
+    verify_results(records, results, score_run)
+    downloads = collect_downloads(records)
+    leaks = unpublished_mentions(records, downloads)
+    if leaks:
+        raise PublicationError(leaks)
+    say("changelog", "")
+    changelog = build_changelog(records)
+    catalogs = load_catalogs(LOCALES, records.config.languages)
+    return Checked(records, results, downloads, changelog, catalogs, build_date(records))
+
+
+def verdict_source(records: m.Records):
+    """How findings fared, per answer and stage, computed on demand with each case version prepared once."""
+    contexts: dict[str, CaseContext] = {}
+    runs = {r.id: r for r in records.runs}
+
+    def verdict(answer: m.Answer, stage: str, rerun: bool = False) -> m.StageVerdict:
+        ctx = contexts.get(answer.case_version)
+        if ctx is None:
+            ctx = contexts[answer.case_version] = CaseContext(records.case_versions[answer.case_version])
+        engine = answer.rerun if rerun else answer.answer
+        return judge_stage(ctx, engine.stage_findings(stage), method_for(runs[answer.run].scorer_version))
+
+    return verdict
+
+
+def schema_files() -> tuple[tuple[str, bytes], ...]:
+    folder = resources.files("sitegen").joinpath("schemas")
+    return tuple(sorted((f"schemas/{p.name}", p.read_bytes()) for p in folder.iterdir() if p.name.endswith(".schema.json")))
+
+
+def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None):
+    """All pages and extra files, as bytes in memory: the same input gives the same bytes."""
+    from .feed import render_atom, render_changelog_json
+    from .pages import render_pages
+
+    say = progress or (lambda phase, detail="": None)
+    records = checked.records
+    published = tuple((d.name, d.data) for d in checked.downloads) + schema_files()
+    say("render", f"{len(records.config.languages)} languages")
+    pages = render_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
+                         catalogs=checked.catalogs, build_date=checked.build_date, downloads=published)
+    title = records.config.title.get("en") or next(iter(records.config.title.values()))
+    extra = (
+        ("changelog.atom", render_atom(checked.changelog, base_url=records.config.base_url, title=title, updated=checked.build_date)),
+        ("changelog.json", render_changelog_json(checked.changelog)),
+    )
+    return pages, published, extra
+
+
+def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progress | None = None) -> BuildSummary:
+    """Check everything, render everything, then replace `out` in one swap; a failure leaves `out` untouched."""
+    from .site import write_site
+
+    checked = check_records(Path(records_dir), progress=progress)
+    pages, published, extra = render_site(checked, jobs=jobs, progress=progress)
+    if progress:
+        progress("write", f"{len(pages)} pages, {len(published)} downloads into {out}")
+    write_site(pages, Path(out), published=published, extra_files=extra)
+    return BuildSummary(Path(out), len(pages), len(published))

@@ -1,0 +1,140 @@
+"""The method page's prose: both languages carry the same files, each measure the same four sections, and no raw HTML."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import markdown
+import pytest
+
+from sitegen.model import MEASURES, STATES
+
+CONTENT = Path(__file__).resolve().parent.parent / "templates" / "content"
+LANGUAGES = ("sv", "en")
+
+EXPECTED_FILES = {
+    "method-intro.md",
+    "matching.md",
+    "glossary.md",
+    "outcomes.md",
+    "release.md",
+    "downloads.md",
+    "changelog-intro.md",
+} | {f"measure-{m}.md" for m in MEASURES}
+
+SECTIONS = {
+    "en": ["One observation", "Passes when", "Fails when", "Example"],
+    "sv": ["En observation", "Godkänns när", "Underkänns när", "Exempel"],
+}
+
+ALL_FILES = sorted((lang, name) for lang in LANGUAGES for name in EXPECTED_FILES)
+
+
+def read(lang: str, name: str) -> str:
+    return (CONTENT / lang / name).read_text(encoding="utf-8")
+
+
+def sections(text: str, level: int = 3) -> list[tuple[str, str]]:
+    """(heading, body) of every section at one heading level, in order."""
+    parts = re.split(rf"^{'#' * level} (.+)$", text, flags=re.MULTILINE)
+    return [(parts[i].strip(), parts[i + 1].strip()) for i in range(1, len(parts), 2)]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_each_language_has_exactly_the_expected_files(lang):
+    assert {p.name for p in (CONTENT / lang).glob("*.md")} == EXPECTED_FILES
+
+
+@pytest.mark.parametrize(("lang", "name"), ALL_FILES)
+def test_no_raw_html(lang, name):
+    assert "<" not in read(lang, name)
+
+
+@pytest.mark.parametrize(("lang", "name"), ALL_FILES)
+def test_starts_with_one_title(lang, name):
+    text = read(lang, name)
+    first, _, rest = text.partition("\n")
+    assert re.fullmatch(r"# \S.*\S", first), first
+    assert not re.search(r"^# ", rest, flags=re.MULTILINE), "only the first line may be a level-1 heading"
+    # The page renders measures under an h3 and every other file under an h2, shifting Markdown headings one down:
+    # measure sections are ###, other files' sections ##, so no level is skipped.
+    sub = "###" if name.startswith("measure-") else "##"
+    assert set(re.findall(r"^(#+) ", rest, flags=re.MULTILINE)) <= {sub}
+    assert text.endswith("\n") and not text.endswith("\n\n")
+
+
+@pytest.mark.parametrize(("lang", "name"), ALL_FILES)
+def test_no_links_written_in_prose(lang, name):
+    # The template adds links (to example cases, downloads); prose carries none.
+    text = read(lang, name)
+    assert "](" not in text
+    assert "http" not in text
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("measure", MEASURES)
+def test_measure_has_the_four_sections_in_order(lang, measure):
+    text = read(lang, f"measure-{measure}.md")
+    found = sections(text)
+    assert [heading for heading, _ in found] == SECTIONS[lang]
+    for heading, body in found:
+        assert body, heading
+        assert "\n\n" not in body, f"{heading}: one short paragraph"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("measure", MEASURES)
+def test_measure_renders_as_title_and_four_subsections(lang, measure):
+    html = markdown.markdown(read(lang, f"measure-{measure}.md"))
+    assert html.count("<h1>") == 1
+    assert html.count("<h3>") == 4
+    assert html.count("<p>") == 4
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_FILES))
+def test_both_languages_use_the_same_technical_ids(name):
+    ids = set(MEASURES) | set(STATES)
+
+    def used(lang: str) -> set[str]:
+        return {word for word in re.findall(r"\b[A-Z][A-Z_]+\b", read(lang, name)) if word in ids}
+
+    assert used("sv") == used("en")
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_FILES))
+def test_both_languages_have_the_same_structure(name):
+    sv, en = read("sv", name), read("en", name)
+    assert len(sections(sv, 2)) == len(sections(en, 2))
+    assert len(sections(sv, 3)) == len(sections(en, 3))
+    assert sv.count("\n: ") == en.count("\n: ")
+    assert sv.count("\n    ") == en.count("\n    ")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_glossary_is_a_definition_list(lang):
+    html = markdown.markdown(read(lang, "glossary.md"), extensions=["def_list"])
+    assert html.count("<dl>") == 1
+    assert html.count("<dt>") == html.count("<dd>") >= 15
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_outcomes_define_every_state_for_a_measure_and_a_run(lang):
+    html = markdown.markdown(read(lang, "outcomes.md"), extensions=["def_list"])
+    terms = re.findall(r"<dt>(.*?)</dt>", html)
+    assert [re.search(r"\(([A-Z_]+)\)", t).group(1) for t in terms] == list(STATES)
+    assert html.count("<dd>") == 2 * len(STATES)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_downloads_say_how_to_verify(lang):
+    text = read(lang, "downloads.md")
+    assert "\n    sha256sum -c --strict SHA256SUMS\n" in text
+    assert "\n    Get-FileHash -Algorithm SHA256 " in text
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_FILES))
+def test_swedish_writes_numbers_and_quotes_the_swedish_way(name):
+    text = read("sv", name)
+    assert not re.search(r"\d\.\d", text), "decimal comma, not point"
+    assert '"' not in text, "Swedish quotation marks (”…”)"
