@@ -122,29 +122,37 @@ def _first_difference(a, b, pointer):
 
 def verify_results(records: m.Records, recorded: Mapping[str, m.RunResult], score) -> None:
     """Every published run must be in the record, and re-scoring each with its own scorer version must reproduce it."""
+    source = records.files.get("results.json")
+    path = source.path if source else "results.json"
+    doc = parse_json(path, records.results_json)[0] if records.results_json is not None else None
+
+    def at(pointer: str | None, message: str, code: str) -> Diagnostic:
+        if doc is not None and pointer is not None:
+            return doc.diagnostic(pointer, message, code)
+        return Diagnostic(path, None, None, pointer, message, code)
+
     problems = []
     index = {run_id: i for i, run_id in enumerate(recorded)}
     for run in records.published_runs:
         if run.id not in recorded:
-            problems.append(Diagnostic("results.json", None, None, None,
-                                       f"published run {run.id} has no results; run `sitegen score {run.id}`", "results.missing-run"))
+            problems.append(at(None, f"published run {run.id} has no results; run `sitegen score {run.id}`", "results.missing-run"))
             continue
         if recorded[run.id].scorer_version != run.scorer_version:
-            problems.append(Diagnostic("results.json", None, None, f"/runs/{index[run.id]}/scorer_version",
-                                       f"run {run.id} was scored with scorer v{recorded[run.id].scorer_version}, but runs.json names "
-                                       f"v{run.scorer_version}", "results.scorer-version"))
+            problems.append(at(f"/runs/{index[run.id]}/scorer_version",
+                               f"run {run.id} was scored with scorer v{recorded[run.id].scorer_version}, but runs.json names "
+                               f"v{run.scorer_version}", "results.scorer-version"))
             continue
         fresh = score(records, run.id)
         difference = compare_result(recorded[run.id], fresh)
         if difference is not None:
-            problems.append(Diagnostic("results.json", None, None, f"/runs/{index[run.id]}{difference.pointer}",
-                                       f"recorded results of run {run.id} differ from a fresh scoring: recorded {difference.recorded}, "
-                                       f"fresh {difference.fresh}", "results.stale"))
+            problems.append(at(f"/runs/{index[run.id]}{difference.pointer}",
+                               f"recorded results of run {run.id} differ from a fresh scoring: recorded {difference.recorded}, "
+                               f"fresh {difference.fresh}", "results.stale"))
     known = {r.id for r in records.published_runs}
     for run_id in recorded:
         if run_id not in known:
-            problems.append(Diagnostic("results.json", None, None, None,
-                                       f"results for {run_id}, which is not a published run in runs.json", "results.unknown-run"))
+            problems.append(at(f"/runs/{index[run_id]}/run", f"results for {run_id}, which is not a published run in runs.json",
+                               "results.unknown-run"))
     if problems:
         raise PublicationError(problems)
 

@@ -1,0 +1,124 @@
+"""`sitegen check`: the deterministic checks a release may be gated on, each reported on its own line."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import SitegenError
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    lines: tuple[str, ...]
+    passed: bool
+
+
+def _tree_digest(files) -> dict[str, str]:
+    return {path: hashlib.sha256(data).hexdigest() for path, data in files}
+
+
+def _site_files(pages, published, extra) -> list[tuple[str, bytes]]:
+    from .site import DOWNLOADS, SUMS, sha256sums
+
+    files = [(p.path, p.data) for p in pages] + list(extra) + [(f"{DOWNLOADS}/{n}", d) for n, d in published]
+    files.append((f"{DOWNLOADS}/{SUMS}", sha256sums(published)))
+    return files
+
+
+def _disk_digest(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def run_checks(records_dir: Path) -> CheckOutcome:
+    """Run every check even after one fails, so a single run lists everything that needs mending."""
+    from .build import build_date, render_site, Checked
+    from .catalogs import check_catalogs
+    from .changelog import build_changelog
+    from .publication import collect_downloads, unpublished_mentions
+    from .records import load_records
+    from .results import read_results, verify_results
+    from .scoring import score_run
+    from .build import LOCALES
+
+    lines: list[str] = []
+    failed = False
+    state: dict[str, object] = {}
+
+    def step(name: str, action) -> None:
+        nonlocal failed
+        started = time.perf_counter()
+        try:
+            action()
+        except SitegenError as exc:
+            failed = True
+            lines.append(f"FAIL {name}")
+            lines.extend(f"     {line}" for line in exc.lines())
+            return
+        lines.append(f"ok   {name} ({time.perf_counter() - started:.2f} s)")
+
+    def load():
+        state["records"] = load_records(records_dir)
+
+    step("records load and validate", load)
+    records = state.get("records")
+    if records is None:
+        lines.append("skip the other checks: they need records that load")
+        return CheckOutcome(tuple(lines), False)
+
+    def results():
+        if records.results_json is None:
+            raise SitegenError("no results record; run `sitegen score --all`")
+        state["results"] = read_results(records.results_json)
+        verify_results(records, state["results"], score_run)
+
+    def changelog():
+        state["changelog"] = build_changelog(records)
+
+    def catalogs():
+        check_catalogs(LOCALES, records.config.languages)
+
+    def published():
+        downloads = collect_downloads(records)
+        leaks = unpublished_mentions(records, downloads)
+        if leaks:
+            from .errors import PublicationError
+
+            raise PublicationError(leaks)
+        state["downloads"] = downloads
+
+    step("every results entry reproduces with its scorer version", results)
+    step("every version change is explained", changelog)
+    step("the catalogs are complete for every language", catalogs)
+    step("published files hold no internal field and no unpublished run", published)
+
+    def reproducible():
+        from .catalogs import load_catalogs
+
+        checked = Checked(records, state["results"], state["downloads"], state["changelog"],
+                          load_catalogs(LOCALES, records.config.languages), build_date(records))
+        first = _tree_digest(_site_files(*render_site(checked)))
+        with tempfile.TemporaryDirectory(prefix="sitegen-check-") as tmp:
+            env = dict(os.environ, PYTHONHASHSEED="12345", TZ="Pacific/Chatham", LC_ALL="C", LANG="C")
+            if "SOURCE_DATE_EPOCH" not in os.environ:
+                env.pop("SOURCE_DATE_EPOCH", None)
+            done = subprocess.run([sys.executable, "-m", "sitegen", "build", "--records", str(records_dir), "--out", str(Path(tmp) / "site"),
+                                   "--quiet"], env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise SitegenError(f"the second build failed: {done.stderr.strip()}")
+            second = _disk_digest(Path(tmp) / "site")
+        if first != second:
+            differing = sorted(p for p in set(first) | set(second) if first.get(p) != second.get(p))
+            raise SitegenError(f"two builds differ in {len(differing)} file(s), first {differing[0]}")
+
+    if all(k in state for k in ("results", "changelog", "downloads")) and not failed:
+        step("a build is byte-identical to a second build (other hash seed, time zone and locale)", reproducible)
+    else:
+        lines.append("skip a build is byte-identical to a second build: the checks above must pass first")
+    return CheckOutcome(tuple(lines), not failed)

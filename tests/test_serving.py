@@ -1,0 +1,41 @@
+"""`sitegen serve` builds, serves on 127.0.0.1 and rebuilds when a record changes."""
+
+import re
+import shutil
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from sitegen.serving import serve
+
+SMALL = Path(__file__).parent / "data" / "records-small"
+
+
+def test_serve_builds_serves_and_rebuilds(tmp_path):
+    records = tmp_path / "records"
+    shutil.copytree(SMALL, records)
+    out = tmp_path / "site"
+    lines: list[str] = []
+    stop = threading.Event()
+    thread = threading.Thread(target=serve, args=(records, out), kwargs=dict(port=0, log=lines.append, poll_seconds=0.1, stop=stop))
+    thread.start()
+    try:
+        deadline = time.time() + 60
+        while not any("serving" in line for line in lines) and time.time() < deadline:
+            time.sleep(0.05)
+        url = re.search(r"http://127\.0\.0\.1:\d+/", next(line for line in lines if "serving" in line)).group(0)
+        with urllib.request.urlopen(url + "sv/index.html") as response:
+            assert response.status == 200 and b'lang="sv"' in response.read()
+        # an edit to a record triggers a rebuild; a broken record keeps the previous site
+        cases = records / "cases.json"
+        cases.write_text(cases.read_text(encoding="utf-8").replace('"pairs": []', '"pairs": [,]'), encoding="utf-8")
+        while not any("build failed" in line for line in lines) and time.time() < deadline:
+            time.sleep(0.05)
+        assert any("build failed" in line for line in lines)
+        with urllib.request.urlopen(url + "en/index.html") as response:
+            assert response.status == 200
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    assert not thread.is_alive()
