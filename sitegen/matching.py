@@ -39,7 +39,9 @@ class CaseContext:
         self.case_version = case_version
         self.text = DocumentText(case_version.document)
         self._passage_text: dict[m.Passage, str] = {}
-        self._quote_cache: dict[str, tuple[str, tuple[tuple[int, int], ...]]] = {}
+        self._collapsed: dict[str, str] = {}
+        self._spans: dict[str, tuple[tuple[int, int], ...]] = {}
+        self._found: dict[str, bool] = {}
 
     def passage_text(self, passage: m.Passage) -> str:
         text = self._passage_text.get(passage)
@@ -48,11 +50,25 @@ class CaseContext:
             text = self._passage_text[passage] = collapse(raw)
         return text
 
-    def quote(self, quote: str) -> tuple[str, tuple[tuple[int, int], ...]]:
-        """The collapsed quote and the line spans where it stands in the document."""
-        cached = self._quote_cache.get(quote)
+    def collapsed(self, quote: str) -> str:
+        cached = self._collapsed.get(quote)
         if cached is None:
-            cached = self._quote_cache[quote] = (collapse(quote), self.text.occurrences(quote))
+            cached = self._collapsed[quote] = collapse(quote)
+        return cached
+
+    def spans(self, quote: str) -> tuple[tuple[int, int], ...]:
+        """The line spans (first, last) where the quote stands in the document."""
+        cached = self._spans.get(quote)
+        if cached is None:
+            cached = self._spans[quote] = self.text.occurrences(quote)
+        return cached
+
+    def found(self, quote: str) -> bool:
+        """Whether the quote stands verbatim in the document, after whitespace collapsing."""
+        cached = self._found.get(quote)
+        if cached is None:
+            needle = self.collapsed(quote)
+            cached = self._found[quote] = bool(needle.strip()) and needle in self.text.collapsed
         return cached
 
 
@@ -61,12 +77,12 @@ def evidence(ctx: CaseContext, finding: m.Finding, passage: m.Passage | None, me
     if passage is None:
         return m.NO_EVIDENCE if finding.quote is None and finding.location is None else None
     if finding.quote is not None:
-        quote, spans = ctx.quote(finding.quote)
+        quote = ctx.collapsed(finding.quote)
         wanted = ctx.passage_text(passage)
         if quote == wanted:
             return m.EXACT
         first, last = passage.lines
-        if method.allow_contained and first == last and wanted in quote and (first, first) in spans:
+        if method.allow_contained and first == last and wanted in quote and (first, first) in ctx.spans(finding.quote):
             return m.CONTAINED
     if finding.location is not None and finding.location == passage.lines:
         return m.LOCATION
@@ -102,7 +118,7 @@ def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: Match
 
     verdicts = []
     for fi, finding in enumerate(findings):
-        quote_found = None if finding.quote is None else ctx.text.contains(finding.quote)
+        quote_found = None if finding.quote is None else ctx.found(finding.quote)
         if fi in assignment:
             ei, found = assignment[fi]
             verdicts.append(m.FindingVerdict(finding, m.MATCHED, expected[ei].id, found, quote_found))

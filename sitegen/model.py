@@ -28,14 +28,14 @@ MATCHING_METHODS = {
 CURRENT_SCORER = 6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rule:
     id: str
     title: str
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Passage:
     """A span of the document; the loader resolves both the quote and its lines."""
 
@@ -43,7 +43,7 @@ class Passage:
     lines: tuple[int, int]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KeyFinding:
     """An expected or prohibited finding of the answer key."""
 
@@ -55,20 +55,20 @@ class KeyFinding:
     reviewer_expected: bool = True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VoluntaryStrength:
     rule: str
     passage: Passage | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Key:
     expected: tuple[KeyFinding, ...]
     prohibited: tuple[KeyFinding, ...]
     voluntary: tuple[VoluntaryStrength, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CaseVersion:
     id: str
     case: str
@@ -88,7 +88,7 @@ class CaseVersion:
         return tuple(self.document.split("\n"))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pair:
     id: str
     kind: str
@@ -101,7 +101,7 @@ class Pair:
         return self.kind == INVARIANCE and not self.rules_differ
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Suite:
     id: str
     version: int
@@ -109,7 +109,7 @@ class Suite:
     case_versions: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Setup:
     id: str
     configuration_json: str  # canonical JSON text of the configuration
@@ -117,7 +117,7 @@ class Setup:
     merge: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Run:
     id: str
     date: str  # ISO date
@@ -137,7 +137,7 @@ class Run:
     status: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     id: str
     kind: str
@@ -150,20 +150,20 @@ class Finding:
     trace: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class QuoteCorrection:
     finding: str
     before: str
     after: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Reviewer:
     id: str
     findings: tuple[Finding, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EngineAnswer:
     """What the engine returned for one case in one repetition (or its rerun)."""
 
@@ -184,7 +184,7 @@ class EngineAnswer:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Answer:
     run: str
     case_version: str
@@ -194,7 +194,7 @@ class Answer:
     source: str  # records file it came from
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """A hand-written changelog entry."""
 
@@ -207,13 +207,13 @@ class Entry:
     explains_line: int | None = None  # line of the `explains:` header, so later checks can point at it
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PublishedFile:
     record: str  # path relative to records/
     name: str  # name it is served under
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Config:
     title: Mapping[str, str]
     base_url: str
@@ -225,15 +225,29 @@ class Config:
     internal_fields: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SourceFile:
-    """The exact bytes of a records file, kept so published copies are never re-serialized."""
+    """A records file as it was read: published copies are its exact bytes, read again and checked against this digest."""
 
     path: str
-    data: bytes
+    sha256: str
+    size: int
+
+    @property
+    def data(self) -> bytes:
+        import hashlib
+        from pathlib import Path
+
+        from .errors import Diagnostic, PublicationError
+
+        data = Path(self.path).read_bytes()
+        if hashlib.sha256(data).hexdigest() != self.sha256:
+            raise PublicationError([Diagnostic(self.path, None, None, None, "file changed while sitegen was reading the records; "
+                                               "build again", "record.changed")])
+        return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Records:
     config: Config
     suites: tuple[Suite, ...]
@@ -292,7 +306,7 @@ PENDING = "pending"
 DISMISSED = "dismissed"  # first miss dismissed by a rerun: counts as passed, shown as such
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Observation:
     """One observation that did not plainly pass; passed ones are only counted."""
 
@@ -306,7 +320,7 @@ class Observation:
     detail: str  # one sentence in English for maintainers
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MeasureResult:
     measure: str
     state: str
@@ -317,7 +331,7 @@ class MeasureResult:
     dismissed: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CaseResult:
     """A case version's result in one repetition: passed/observed per measure it took part in."""
 
@@ -327,7 +341,7 @@ class CaseResult:
     measures: Mapping[str, tuple[int, int]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunResult:
     run: str
     scorer_version: int
@@ -353,7 +367,7 @@ LOCATION = "location"
 NO_EVIDENCE = "absent"  # matched a no-passage expected finding by quoting nothing
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FindingVerdict:
     finding: Finding
     category: str
@@ -362,7 +376,7 @@ class FindingVerdict:
     quote_found: bool | None  # None when the finding has no quote
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExpectedVerdict:
     expected: KeyFinding
     finding: str | None  # id of the matched finding
@@ -371,7 +385,7 @@ class ExpectedVerdict:
     closest: str | None  # id of the finding that came closest, if any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StageVerdict:
     """All findings of one stage of one answer, each in exactly one category."""
 

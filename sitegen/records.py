@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 from types import MappingProxyType
@@ -59,7 +60,7 @@ def _read(root: Path, name: str, schema: str, out: _Collector, files: dict[str, 
     except OSError as exc:
         out.file(shown, f"cannot read file: {exc.strerror}", "record.file-unreadable")
         return None
-    files[name] = m.SourceFile(shown, data)
+    files[name] = m.SourceFile(shown, hashlib.sha256(data).hexdigest(), len(data))
     doc, problems = parse_json(shown, data)
     if problems:
         out.diagnostics.extend(problems)
@@ -91,10 +92,7 @@ def load_records(root: Path | str) -> m.Records:
     internal = frozenset(config.internal_fields) if config else frozenset()
     published_names = {p.record for p in config.publish} if config else set()
     cases_doc = _read(root, CASES_FILE, "cases", out, files, internal=internal if CASES_FILE in published_names else frozenset())
-    answer_docs = []
     if config is not None:
-        for name in config.answers:
-            answer_docs.append(_read(root, name, "answers", out, files, internal=internal if name in published_names else frozenset()))
         for published in config.publish:
             if published.record != RESULTS_FILE and published.record not in files and not (root / published.record).is_file():
                 out.at(config_doc, "/publish", f'published record "{published.record}" does not exist', "record.dangling-file")
@@ -102,7 +100,7 @@ def load_records(root: Path | str) -> m.Records:
     results_path = root / RESULTS_FILE
     if results_path.is_file():
         results_json = results_path.read_bytes()
-        files[RESULTS_FILE] = m.SourceFile(str(results_path), results_json)
+        files[RESULTS_FILE] = m.SourceFile(str(results_path), hashlib.sha256(results_json).hexdigest(), len(results_json))
 
     setups = _setups(setups_doc, out) if setups_doc else {}
     suites, case_versions, pairs = _cases(cases_doc, out) if cases_doc else ((), {}, ())
@@ -111,12 +109,17 @@ def load_records(root: Path | str) -> m.Records:
     if config is not None and runs_doc and cases_doc and setups_doc:
         run_index = {r.id: r for r in runs}
         suite_index = {(s.id, s.version): s for s in suites}
-        published_answers = {p.record for p in config.publish}
-        for name, doc in zip(config.answers, answer_docs):
+        for name in config.answers:
+            # one answers file at a time: its parsed JSON is dropped before the next is read
+            doc = _read(root, name, "answers", out, files, internal=internal if name in published_names else frozenset())
             if doc is not None:
                 _answers(doc, name, out, answers, runs=run_index, suites=suite_index, case_versions=case_versions,
-                         setups=setups, published=name in published_answers)
+                         setups=setups, published=name in published_names)
+            del doc
         _completeness(runs_doc, runs, answers, suite_index, out)
+    elif config is not None:
+        for name in config.answers:
+            _read(root, name, "answers", out, files, internal=internal if name in published_names else frozenset())
 
     entries: tuple[m.Entry, ...] = ()
     if (root / CHANGELOG_DIR).is_dir():
@@ -325,33 +328,43 @@ def _check_date(doc: JsonText, pointer: str, value: str, out: _Collector) -> Non
         out.at(doc, pointer, f'"{value}" is not a calendar date (YYYY-MM-DD)', "record.date")
 
 
+_KINDS = {m.FLAW: m.FLAW, m.STRENGTH: m.STRENGTH}
+
+
 def _finding(raw: dict, trace: bool) -> m.Finding:
     location = raw["location"]
+    intern = sys.intern  # ids and rule names repeat across hundreds of thousands of answers
     return m.Finding(
-        id=raw["id"], kind=raw["kind"], rule=raw["rule"], supporting_rules=tuple(raw["supporting_rules"]),
+        id=intern(raw["id"]), kind=_KINDS[raw["kind"]], rule=intern(raw["rule"]),
+        supporting_rules=tuple(intern(x) for x in raw["supporting_rules"]) if raw["supporting_rules"] else (),
         missing=raw["missing"], quote=raw["quote"], location=tuple(location["lines"]) if location else None,
-        wording=raw["wording"], trace=tuple(raw["trace"]) if trace else (),
+        wording=raw["wording"], trace=tuple(intern(x) for x in raw["trace"]) if trace and raw["trace"] else (),
     )
 
 
 def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: _Collector, *, merge: bool | None) -> m.EngineAnswer:
+    # pointers are spelled out only when something is wrong: this runs for every answer of every run
     ids: dict[str, str] = {}
     reviewers = []
     reviewer_ids: set[str] = set()
     for r_index, reviewer in enumerate(raw["reviewers"]):
-        rp = f"{pointer}/reviewers/{r_index}"
         if reviewer["id"] in reviewer_ids:
-            out.at(doc, f"{rp}/id", f'duplicate reviewer id "{reviewer["id"]}"', "record.duplicate-id")
+            out.at(doc, f"{pointer}/reviewers/{r_index}/id", f'duplicate reviewer id "{reviewer["id"]}"', "record.duplicate-id")
         reviewer_ids.add(reviewer["id"])
         findings = []
         for f_index, f in enumerate(reviewer["findings"]):
-            fp = f"{rp}/findings/{f_index}"
-            if f["id"] in ids:
-                out.at(doc, f"{fp}/id", f'duplicate finding id "{f["id"]}" (first at {ids[f["id"]]})', "record.duplicate-id")
-            ids.setdefault(f["id"], fp)
-            _check_location(doc, fp, f, out)
+            fid = f["id"]
+            if fid in ids:
+                out.at(doc, f"{pointer}/reviewers/{r_index}/findings/{f_index}/id",
+                       f'duplicate finding id "{fid}" (first at {ids[fid]})', "record.duplicate-id")
+            else:
+                ids[fid] = f"reviewer {reviewer['id']}"
+            location = f["location"]
+            if location and location["lines"][0] > location["lines"][1]:
+                out.at(doc, f"{pointer}/reviewers/{r_index}/findings/{f_index}/location/lines",
+                       "a location's first line comes after its last line", "record.line-span")
             findings.append(_finding(f, False))
-        reviewers.append(m.Reviewer(reviewer["id"], tuple(findings)))
+        reviewers.append(m.Reviewer(sys.intern(reviewer["id"]), tuple(findings)))
     reviewer_finding_ids = set(ids)
     for c_index, correction in enumerate(raw["quote_corrections"]):
         if correction["finding"] not in reviewer_finding_ids:
@@ -362,15 +375,20 @@ def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: _Collector, *, m
     if raw["report"] is not None:
         report_findings = []
         for f_index, f in enumerate(raw["report"]["findings"]):
-            fp = f"{pointer}/report/findings/{f_index}"
-            if f["id"] in ids:
-                out.at(doc, f"{fp}/id", f'duplicate finding id "{f["id"]}" (first at {ids[f["id"]]})', "record.duplicate-id")
-            ids.setdefault(f["id"], fp)
+            fid = f["id"]
+            if fid in ids:
+                out.at(doc, f"{pointer}/report/findings/{f_index}/id", f'duplicate finding id "{fid}" (first at {ids[fid]})',
+                       "record.duplicate-id")
+            else:
+                ids[fid] = "the report"
             for t_index, target in enumerate(f["trace"]):
                 if target not in reviewer_finding_ids:
-                    out.at(doc, f"{fp}/trace/{t_index}", f'trace to non-existent reviewer finding "{target}"{_hint(target, reviewer_finding_ids)}',
-                           "record.dangling-trace")
-            _check_location(doc, fp, f, out)
+                    out.at(doc, f"{pointer}/report/findings/{f_index}/trace/{t_index}",
+                           f'trace to non-existent reviewer finding "{target}"{_hint(target, reviewer_finding_ids)}', "record.dangling-trace")
+            location = f["location"]
+            if location and location["lines"][0] > location["lines"][1]:
+                out.at(doc, f"{pointer}/report/findings/{f_index}/location/lines",
+                       "a location's first line comes after its last line", "record.line-span")
             report_findings.append(_finding(f, True))
         report = tuple(report_findings)
     if merge is not None and raw["status"] == m.COMPLETED:
@@ -378,13 +396,8 @@ def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: _Collector, *, m
             out.at(doc, f"{pointer}/report", "the run goes through the merge, so the answer needs a report", "record.report-missing")
         elif not merge and report is not None:
             out.at(doc, f"{pointer}/report", "the run does not go through the merge, so report must be null", "record.report-unexpected")
-    return m.EngineAnswer(raw["status"], tuple(reviewers), tuple(m.QuoteCorrection(c["finding"], c["before"], c["after"]) for c in raw["quote_corrections"]), report)
-
-
-def _check_location(doc: JsonText, pointer: str, finding: dict, out: _Collector) -> None:
-    location = finding["location"]
-    if location and location["lines"][0] > location["lines"][1]:
-        out.at(doc, f"{pointer}/location/lines", "a location's first line comes after its last line", "record.line-span")
+    corrections = tuple(m.QuoteCorrection(c["finding"], c["before"], c["after"]) for c in raw["quote_corrections"]) if raw["quote_corrections"] else ()
+    return m.EngineAnswer(raw["status"], tuple(reviewers), corrections, report)
 
 
 def _answers(doc: JsonText, name: str, out: _Collector, answers: dict, *, runs: dict, suites: dict, case_versions: dict,

@@ -13,13 +13,9 @@ from .jsonread import escape_pointer
 
 Report = Callable[[str, str, str], None]  # (pointer, message, code)
 
-_JSON_TYPES = {
-    "object": dict,
-    "array": list,
-    "string": str,
-    "boolean": bool,
-    "null": type(None),
-}
+# A place in the document as a chain (parent, key); turned into a JSON pointer only when a problem is reported.
+Path = tuple | None
+Check = Callable[[object, Path, Report], None]
 
 
 @lru_cache(maxsize=None)
@@ -33,6 +29,14 @@ def schema_names() -> tuple[str, ...]:
     return tuple(sorted(p.name[: -len(".schema.json")] for p in folder.iterdir() if p.name.endswith(".schema.json")))
 
 
+def pointer(path: Path) -> str:
+    parts = []
+    while path is not None:
+        path, key = path
+        parts.append(escape_pointer(key))
+    return "".join("/" + p for p in reversed(parts))
+
+
 def json_type(value: object) -> str:
     if isinstance(value, bool):
         return "boolean"
@@ -40,18 +44,20 @@ def json_type(value: object) -> str:
         return "integer"
     if isinstance(value, float):
         return "number"
-    for name, cls in _JSON_TYPES.items():
-        if isinstance(value, cls):
-            return name
-    return type(value).__name__
+    return {dict: "object", list: "array", str: "string", type(None): "null"}.get(type(value), type(value).__name__)
 
 
-def _type_ok(value: object, expected: str) -> bool:
-    if expected == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if expected == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    return isinstance(value, _JSON_TYPES[expected])
+_TYPE_TEST = {
+    "object": lambda v: type(v) is dict,
+    "array": lambda v: type(v) is list,
+    "string": lambda v: type(v) is str,
+    "boolean": lambda v: type(v) is bool,
+    "null": lambda v: v is None,
+    "integer": lambda v: type(v) is int,
+    "number": lambda v: type(v) in (int, float),
+}
+_TYPE_WORD = {"object": "an object", "array": "an array", "integer": "an integer", "string": "a string", "boolean": "a boolean",
+              "null": "null", "number": "a number"}
 
 
 def _describe(value: object) -> str:
@@ -60,121 +66,218 @@ def _describe(value: object) -> str:
 
 
 class Validator:
-    """Walks one document against one schema and reports every problem."""
+    """Compiles one schema into plain closures once, then walks documents fast and reports every problem."""
 
     def __init__(self, schema: dict, report: Report):
         self.root = schema
         self.report = report
-        self._patterns: dict[str, re.Pattern] = {}
+        self._compiled = _compile(schema)
 
     def validate(self, value: object) -> None:
-        self._check(value, self.root, "")
+        self._compiled(value, None, lambda path, message, code: self.report(pointer(path), message, code))
 
-    def _resolve(self, schema: dict) -> dict:
+
+@lru_cache(maxsize=None)
+def _compiled_for(name: str) -> Check:
+    return _Compiler(load_schema(name)).compile(load_schema(name))
+
+
+def _compile(schema: dict) -> Check:
+    for name in schema_names():
+        if load_schema(name) is schema:
+            return _compiled_for(name)
+    return _Compiler(schema).compile(schema)
+
+
+class _Compiler:
+    """Turns the subset of JSON Schema the records use into closures; unknown keywords are refused, not ignored."""
+
+    KNOWN = {"$schema", "$id", "title", "description", "$defs", "$ref", "type", "properties", "required", "additionalProperties",
+             "minProperties", "propertyNames", "items", "minItems", "maxItems", "uniqueItems", "enum", "const", "pattern",
+             "minLength", "minimum", "oneOf"}
+
+    def __init__(self, root: dict):
+        self.root = root
+        self.refs: dict[str, Check] = {}
+
+    def resolve(self, schema: dict) -> dict:
         while "$ref" in schema:
-            ref = schema["$ref"]
             node = self.root
-            for part in ref.lstrip("#/").split("/"):
+            for part in schema["$ref"].lstrip("#/").split("/"):
                 node = node[part]
             schema = node
         return schema
 
-    def _accepts_type(self, schema: dict, value: object) -> bool:
-        schema = self._resolve(schema)
+    def type_names(self, schema: dict) -> str:
+        schema = self.resolve(schema)
         expected = schema.get("type")
         if expected is None:
-            return True
+            return "a value"
         types = expected if isinstance(expected, list) else [expected]
-        return any(_type_ok(value, t) for t in types)
+        return " or ".join(_TYPE_WORD[t] for t in types)
 
-    def _check(self, value: object, schema: dict, pointer: str) -> None:
-        schema = self._resolve(schema)
+    def type_test(self, schema: dict) -> Callable[[object], bool]:
+        schema = self.resolve(schema)
+        expected = schema.get("type")
+        if expected is None:
+            if "const" in schema or "enum" in schema:
+                values = [schema["const"]] if "const" in schema else schema["enum"]
+                kinds = {json_type(v) for v in values}
+                return lambda v: json_type(v) in kinds
+            return lambda v: True
+        types = expected if isinstance(expected, list) else [expected]
+        tests = [_TYPE_TEST[t] for t in types]
+        return tests[0] if len(tests) == 1 else (lambda v: any(t(v) for t in tests))
+
+    def compile(self, schema: dict) -> Check:
+        if "$ref" in schema:
+            ref = schema["$ref"]
+            if ref not in self.refs:
+                self.refs[ref] = lambda v, p, r: compiled(v, p, r)  # placeholder for recursion
+                compiled = self.compile(self.resolve(schema))
+                self.refs[ref] = compiled
+            return self.refs[ref]
+        unknown = set(schema) - self.KNOWN
+        if unknown:
+            raise ValueError(f"schema keyword(s) not supported by sitegen's validator: {sorted(unknown)}")
         if "oneOf" in schema:
-            options = [s for s in schema["oneOf"] if self._accepts_type(s, value)]
-            if not options:
-                wanted = " or ".join(self._type_names(s) for s in schema["oneOf"])
-                self.report(pointer, f"expected {wanted}, found {json_type(value)} {_describe(value)}", "record.type")
+            return self._one_of(schema)
+        checks: list[Check] = []
+        if "const" in schema:
+            const = schema["const"]
+            checks.append(lambda v, p, r: None if v == const else r(p, f"expected {_describe(const)}, found {_describe(v)}", "record.value"))
+            return self._all(checks)
+        if "enum" in schema:
+            choices = schema["enum"]
+            allowed = frozenset(choices)
+            shown = ", ".join(_describe(c) for c in choices)
+
+            def enum(v, p, r):
+                if isinstance(v, (dict, list)) or isinstance(v, bool) or v not in allowed:
+                    r(p, f"expected one of {shown}, found {_describe(v)}", "record.value")
+                    return False
+                return True
+
+            return enum
+        test = self.type_test(schema) if "type" in schema else None
+        wanted = self.type_names(schema)
+        body = self._object(schema) if "properties" in schema or "additionalProperties" in schema or "required" in schema else None
+        body = body or (self._array(schema) if "items" in schema or "minItems" in schema else None)
+        body = body or self._string(schema)
+        body = body or self._number(schema)
+
+        def check(v, p, r):
+            if test is not None and not test(v):
+                r(p, f"expected {wanted}, found {json_type(v)} {_describe(v)}", "record.type")
                 return
-            self._check(value, options[0], pointer)
-            return
-        if "const" in schema and value != schema["const"]:
-            self.report(pointer, f"expected {_describe(schema['const'])}, found {_describe(value)}", "record.value")
-            return
-        if "enum" in schema and value not in schema["enum"]:
-            choices = ", ".join(_describe(c) for c in schema["enum"])
-            self.report(pointer, f"expected one of {choices}, found {_describe(value)}", "record.value")
-            return
-        if "type" in schema and not self._accepts_type(schema, value):
-            self.report(pointer, f"expected {self._type_names(schema)}, found {json_type(value)} {_describe(value)}", "record.type")
-            return
-        if isinstance(value, dict):
-            self._check_object(value, schema, pointer)
-        elif isinstance(value, list):
-            self._check_array(value, schema, pointer)
-        elif isinstance(value, str):
-            self._check_string(value, schema, pointer)
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            if "minimum" in schema and value < schema["minimum"]:
-                self.report(pointer, f"expected a number of at least {schema['minimum']}, found {value}", "record.value")
+            if body is not None:
+                body(v, p, r)
 
-    def _type_names(self, schema: dict) -> str:
-        schema = self._resolve(schema)
-        expected = schema.get("type", "a value")
-        types = expected if isinstance(expected, list) else [expected]
-        return " or ".join({"object": "an object", "array": "an array", "integer": "an integer"}.get(t, f"a {t}") for t in types)
+        return check
 
-    def _check_object(self, value: dict, schema: dict, pointer: str) -> None:
-        properties = schema.get("properties", {})
-        for name in schema.get("required", ()):
-            if name not in value:
-                self.report(pointer, f'missing required field "{name}"', "record.missing-field")
-        if "minProperties" in schema and len(value) < schema["minProperties"]:
-            self.report(pointer, f"expected at least {schema['minProperties']} field(s), found {len(value)}", "record.value")
+    @staticmethod
+    def _all(checks: list[Check]) -> Check:
+        def check(v, p, r):
+            for c in checks:
+                c(v, p, r)
+
+        return check
+
+    def _one_of(self, schema: dict) -> Check:
+        options = [(self.type_test(s), self.compile(s)) for s in schema["oneOf"]]
+        wanted = " or ".join(self.type_names(s) for s in schema["oneOf"])
+
+        def check(v, p, r):
+            for test, compiled in options:
+                if test(v):
+                    compiled(v, p, r)
+                    return
+            r(p, f"expected {wanted}, found {json_type(v)} {_describe(v)}", "record.type")
+
+        return check
+
+    def _object(self, schema: dict) -> Check:
+        properties = {k: self.compile(s) for k, s in schema.get("properties", {}).items()}
+        required = tuple(schema.get("required", ()))
         extra = schema.get("additionalProperties", True)
+        extra_check = self.compile(extra) if isinstance(extra, dict) else None
+        min_properties = schema.get("minProperties")
         names = schema.get("propertyNames")
-        for key, item in value.items():
-            child = f"{pointer}/{escape_pointer(key)}"
-            if names is not None and "enum" in names and key not in names["enum"]:
-                self.report(child, f'unknown key "{key}"{_did_you_mean(key, names["enum"])}', "record.unknown-field")
-                continue
-            if key in properties:
-                self._check(item, properties[key], child)
-            elif extra is False:
-                self.report(child, f'unknown field "{key}"{_did_you_mean(key, properties)}', "record.unknown-field")
-            elif isinstance(extra, dict):
-                self._check(item, extra, child)
+        name_enum = frozenset(names["enum"]) if names and "enum" in names else None
 
-    def _check_array(self, value: list, schema: dict, pointer: str) -> None:
-        if "minItems" in schema and len(value) < schema["minItems"]:
-            self.report(pointer, f"expected at least {schema['minItems']} item(s), found {len(value)}", "record.value")
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            self.report(pointer, f"expected at most {schema['maxItems']} item(s), found {len(value)}", "record.value")
-        items = schema.get("items")
-        if items is not None:
-            for index, item in enumerate(value):
-                self._check(item, items, f"{pointer}/{index}")
-        if schema.get("uniqueItems"):
-            seen: set[str] = set()
-            for index, item in enumerate(value):
-                token = json.dumps(item, sort_keys=True)
-                if token in seen:
-                    self.report(f"{pointer}/{index}", f"duplicate item {_describe(item)}", "record.duplicate")
-                seen.add(token)
+        def check(v, p, r):
+            for name in required:
+                if name not in v:
+                    r(p, f'missing required field "{name}"', "record.missing-field")
+            if min_properties is not None and len(v) < min_properties:
+                r(p, f"expected at least {min_properties} field(s), found {len(v)}", "record.value")
+            for key, item in v.items():
+                if name_enum is not None and key not in name_enum:
+                    r((p, key), f'unknown key "{key}"{_did_you_mean(key, sorted(name_enum))}', "record.unknown-field")
+                    continue
+                sub = properties.get(key)
+                if sub is not None:
+                    sub(item, (p, key), r)
+                elif extra is False:
+                    r((p, key), f'unknown field "{key}"{_did_you_mean(key, properties)}', "record.unknown-field")
+                elif extra_check is not None:
+                    extra_check(item, (p, key), r)
 
-    def _check_string(self, value: str, schema: dict, pointer: str) -> None:
-        if "minLength" in schema and len(value) < schema["minLength"]:
-            self.report(pointer, "expected a non-empty string", "record.value")
+        return check
+
+    def _array(self, schema: dict) -> Check:
+        items = self.compile(schema["items"]) if "items" in schema else None
+        low, high = schema.get("minItems"), schema.get("maxItems")
+        unique = schema.get("uniqueItems", False)
+
+        def check(v, p, r):
+            if low is not None and len(v) < low:
+                r(p, f"expected at least {low} item(s), found {len(v)}", "record.value")
+            if high is not None and len(v) > high:
+                r(p, f"expected at most {high} item(s), found {len(v)}", "record.value")
+            if items is not None:
+                for index, item in enumerate(v):
+                    items(item, (p, index), r)
+            if unique and len(v) > 1:
+                seen: set[str] = set()
+                for index, item in enumerate(v):
+                    token = item if type(item) is str else json.dumps(item, sort_keys=True)
+                    if token in seen:
+                        r((p, index), f"duplicate item {_describe(item)}", "record.duplicate")
+                    seen.add(token)
+
+        return check
+
+    def _string(self, schema: dict) -> Check | None:
+        if "pattern" not in schema and "minLength" not in schema:
+            return None
+        min_length = schema.get("minLength")
         pattern = schema.get("pattern")
-        if pattern is not None:
-            compiled = self._patterns.get(pattern)
-            if compiled is None:
-                compiled = self._patterns[pattern] = re.compile(pattern)
-            if not compiled.search(value):
-                if pattern.startswith("^[a-z0-9]"):
-                    self.report(pointer, f"{_describe(value)} is not safe as a file name and URL segment: use lower-case "
-                                         "letters, digits and . _ - (not first or last), at most 80 characters", "record.unsafe-id")
+        compiled = re.compile(pattern) if pattern else None
+        safe_id = bool(pattern and pattern.startswith("^[a-z0-9]"))
+
+        def check(v, p, r):
+            if min_length is not None and len(v) < min_length:
+                r(p, "expected a non-empty string", "record.value")
+            if compiled is not None and not compiled.search(v):
+                if safe_id:
+                    r(p, f"{_describe(v)} is not safe as a file name and URL segment: use lower-case letters, digits and . _ - "
+                         "(not first or last), at most 80 characters", "record.unsafe-id")
                 else:
-                    self.report(pointer, f"{_describe(value)} does not have the expected form {pattern}", "record.value")
+                    r(p, f"{_describe(v)} does not have the expected form {pattern}", "record.value")
+
+        return check
+
+    def _number(self, schema: dict) -> Check | None:
+        if "minimum" not in schema:
+            return None
+        minimum = schema["minimum"]
+
+        def check(v, p, r):
+            if v < minimum:
+                r(p, f"expected a number of at least {minimum}, found {v}", "record.value")
+
+        return check
 
 
 def _did_you_mean(key: str, candidates) -> str:

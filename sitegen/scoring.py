@@ -81,11 +81,11 @@ def _aggregate(run: m.Run, version: int, method_id: str, judged, observed: dict[
                 case_flags[case].add(obs.result)
             if obs.result != m.PASSED:
                 observations.append(_public(obs))
-        observed = sum(counts.values())
+        total = sum(counts.values())
         passed = counts[m.PASSED] + counts[m.DISMISSED]
         measures.append(m.MeasureResult(
-            measure, measure_state(passed, observed, counts[m.FAILED], counts[m.PENDING]),
-            passed, observed, counts[m.FAILED], counts[m.PENDING], counts[m.DISMISSED],
+            measure, measure_state(passed, total, counts[m.FAILED], counts[m.PENDING]),
+            passed, total, counts[m.FAILED], counts[m.PENDING], counts[m.DISMISSED],
         ))
     cases = []
     for cv in judged.case_versions:

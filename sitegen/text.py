@@ -19,6 +19,11 @@ class DocumentText:
     def __init__(self, document: str):
         self.document = document
         self.line_count = document.count("\n") + 1
+        self.collapsed = collapse(document)
+        self._collapsed_starts: list[int] | None = None  # the map back to lines is built on first need
+
+    def _build_map(self) -> None:
+        document = self.document
         pieces: list[str] = []
         # breakpoints: collapsed offset -> original offset, at the start of every piece
         self._collapsed_starts: list[int] = []
@@ -40,7 +45,7 @@ class DocumentText:
             self._collapsed_starts.append(collapsed_length)
             self._original_starts.append(position)
             pieces.append(document[position:])
-        self.collapsed = "".join(pieces)
+        assert "".join(pieces) == self.collapsed
         self._newlines = [i for i, c in enumerate(document) if c == "\n"]
 
     def _original(self, collapsed_offset: int) -> int:
@@ -61,6 +66,8 @@ class DocumentText:
         needle = collapse(quote)
         if not needle.strip():
             return ()
+        if self._collapsed_starts is None:
+            self._build_map()
         spans = []
         start = self.collapsed.find(needle)
         while start != -1:
