@@ -1133,7 +1133,8 @@ def runs_record() -> dict:
             "published": run.published,
             "status": run.status,
         }
-        entry.update(run.internal)
+        if run.internal:
+            entry["internal"] = dict(run.internal)
         runs.append(entry)
     return {"format": "sitegen.runs/1", "runs": runs}
 

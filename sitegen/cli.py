@@ -130,6 +130,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `sitegen compare A B | head`: the reader left; nothing is wrong with the data
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 1
+    except OSError as exc:  # disk full, permission denied: the environment, not the records
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"error:{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
 
 
 def main_entry() -> None:

@@ -274,6 +274,8 @@ def invariant_pairs(judged: JudgedRun) -> Iterator[Observed]:
                 yield Observed(result=m.PASSED, **common)
                 continue
             first = differing[0]
+            scope = first.split(":", 1)[0]
+            common["stage"] = m.REVIEWER if scope == m.REVIEWER else m.REPORT
             yield Observed(result=m.FAILED, reason=_pair_reason(first),
                            detail=f"{first}: {a} reads {_show(left.get(first, 'not in key'))}, "
                                   f"{b} reads {_show(right.get(first, 'not in key'))}"

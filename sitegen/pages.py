@@ -6,6 +6,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Any, Callable, Iterable, Mapping, Sequence
 from xml.etree import ElementTree
 
@@ -17,6 +18,7 @@ from markdown.treeprocessors import Treeprocessor
 from sitegen.changelog import Changelog, changed_runs, is_safe_url
 from sitegen.errors import Diagnostic, PublicationError
 from sitegen.formatting import LocaleFormat
+from sitegen.publication import collect_downloads
 from sitegen.model import (
     CRASHED,
     CRASHED_STATE,
@@ -32,7 +34,6 @@ from sitegen.model import (
 )
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-SCHEMAS = Path(__file__).resolve().parent / "schemas"
 
 # The case each measure's example on the method page is taken from (the method page's own choices).
 EXAMPLE_CASES = {
@@ -62,7 +63,7 @@ class Page:
 
 
 @dataclass(frozen=True)
-class Download:
+class DownloadRow:
     """A file served under downloads/, with the size and checksum of exactly the bytes written."""
 
     name: str
@@ -123,12 +124,16 @@ def render_pages(
     downloads: Sequence[tuple[str, bytes]] | None = None,
     content_dir: Path | None = None,
 ) -> tuple[Page, ...]:
-    """Render all pages of both languages plus the root files, so the writer only has to store bytes."""
+    """Render all pages of both languages plus the root files, so the writer only has to store bytes.
+
+    `downloads` are the (name under downloads/, bytes) pairs the writer will publish; the downloads page shows
+    sizes and checksums of exactly these bytes. Without it, the published records files are listed.
+    """
     config = records.config
     languages = tuple(config.languages)
-    files = collect_downloads(records) if downloads is None else tuple(downloads)
+    files = tuple((d.name, d.data) for d in collect_downloads(records)) if downloads is None else tuple(downloads)
     listed = tuple(
-        Download(name=name, size=len(data), sha256=hashlib.sha256(data).hexdigest(), schema=name.startswith("schemas/"))
+        DownloadRow(name=name, size=len(data), sha256=hashlib.sha256(data).hexdigest(), schema=name.startswith("schemas/"))
         for name, data in sorted(files)
     )
     published = tuple(sorted(records.published_runs, key=lambda r: (r.date, r.id), reverse=True))
@@ -161,25 +166,6 @@ def render_pages(
     return tuple(sorted(pages, key=lambda p: p.path))
 
 
-def collect_downloads(records: Records) -> tuple[tuple[str, bytes], ...]:
-    """The published record files under their served names, then the JSON Schemas, each as exact bytes."""
-    files: list[tuple[str, bytes]] = []
-    problems = []
-    for item in records.config.publish:
-        source = records.files.get(item.record)
-        if source is not None:
-            files.append((item.name, source.data))
-        elif item.record == "results.json" and records.results_json is not None:
-            files.append((item.name, records.results_json))
-        else:
-            problems.append(Diagnostic(item.record, None, None, None, f"published file {item.name!r} has no bytes to publish", "publish.missing-file"))
-    if problems:
-        raise PublicationError(problems)
-    for path in sorted(SCHEMAS.glob("*.schema.json")):
-        files.append((f"schemas/{path.name}", path.read_bytes()))
-    return tuple(files)
-
-
 # --- one language's templates ----------------------------------------------------
 
 
@@ -209,15 +195,17 @@ class Renderer:
             case_path=case_path,
             anchor=repetition_anchor,
         )
+        env.globals["word"] = Words(env.get_template("macros.html.j2").module)
         self.env = env
 
     def page(self, template: str, rest: str, context: Mapping[str, Any], *, at_root: bool = False, standalone: bool = False) -> Page:
         """Render `template` as the page `rest` of this language, or at the site root for the root copies.
 
-        A standalone page (the 404) is served at any address, so its links are absolute and it has no alternates.
+        A standalone page (the 404) is served at any address, so its links are root-relative and it has no alternates.
         """
         path = rest if at_root else f"{self.lang}/{rest}"
-        root = self.config.base_url if standalone else "../" * path.count("/")
+        # The 404 is served at any depth: its links start from the site's path on its host (same origin, for the CSP).
+        root = urlsplit(self.config.base_url).path or "/" if standalone else "../" * path.count("/")
         url = self.config.base_url
         html = self.env.get_template(template).render(
             **context,
@@ -231,6 +219,40 @@ class Renderer:
             x_default=f"{url}{self.config.default_language}/{rest}",
         )
         return Page(path, html.encode("utf-8"))
+
+
+class Memo(dict):
+    """A macro's output per argument, rendered on first use: labels repeat on every page, their wording never varies."""
+
+    def __init__(self, macro: Callable[..., Any]):
+        super().__init__()
+        self.macro = macro
+
+    def __missing__(self, key: Any) -> Any:
+        value = self[key] = self.macro(key)
+        return value
+
+
+class Words:
+    """The short labels of one language (states, kinds, categories, reasons), each macro of macros.html.j2 memoized."""
+
+    def __init__(self, macros: Any):
+        self.state = Memo(lambda state: macros.state_badge(state, code=False))
+        self.state_code = Memo(macros.state_badge)
+        self.kind = Memo(macros.kind_word)
+        self.yes_no = Memo(macros.yes_no)
+        self.lines = Memo(macros.lines_ref)
+        self.stage = Memo(macros.stage_name)
+        self.evidence = Memo(macros.evidence_word)
+        self.reason = Memo(macros.reason_word)
+        self.measure = Memo(macros.measure_title)
+        self.result = Memo(macros.result_word)
+        self.category = Memo(macros.category_word)
+        self.missed = macros.phrase("missed")
+        self.not_found = macros.phrase("not_found")
+        self.nothing_quoted = macros.phrase("nothing_quoted")
+        self.no_trace = macros.phrase("no_trace")
+        self.support = macros.phrase("support")
 
 
 def case_path(case_version: str, run: str | None = None) -> str:
@@ -373,15 +395,31 @@ def _runs_by_case(records: Records, published: tuple[Run, ...]) -> Mapping[str, 
     return {cv: tuple(runs) for cv, runs in found.items()}
 
 
-def _run_grid(records: Records, run: Run, result: RunResult | None) -> tuple[tuple[str, tuple[tuple[int, CaseResult | None], ...]], ...]:
-    """Rows of (case version, [(repetition, its result)]) in the suite's order."""
+def _run_grid(records: Records, run: Run, result: RunResult | None) -> tuple[tuple[str, tuple[GridCell, ...]], ...]:
+    """Rows of (case version, its cells per repetition) in the suite's order."""
     try:
         versions = records.suite(run.suite, run.suite_version).case_versions
     except KeyError:
         versions = ()
     index = _index_cases(result)
     reps = range(1, run.repetitions + 1)
-    return tuple((cv, tuple((rep, index.get((cv, rep))) for rep in reps)) for cv in versions)
+    rows = []
+    for cv in versions:
+        cells = []
+        for rep in reps:
+            answer = records.answers.get((run.id, cv, rep))
+            crashed = answer is not None and (answer.answer.status == CRASHED or (answer.rerun is not None and answer.rerun.status == CRASHED))
+            cells.append(GridCell(rep, index.get((cv, rep)), answer is not None, crashed))
+        rows.append((cv, tuple(cells)))
+    return tuple(rows)
+
+
+@dataclass(frozen=True)
+class GridCell:
+    repetition: int
+    result: CaseResult | None
+    answered: bool
+    crashed: bool  # the answer or its rerun crashed
 
 
 # --- case pages ------------------------------------------------------------------

@@ -254,7 +254,7 @@ class _Compiler:
         min_length = schema.get("minLength")
         pattern = schema.get("pattern")
         compiled = re.compile(pattern) if pattern else None
-        safe_id = bool(pattern and pattern.startswith("^[a-z0-9]"))
+        safe_id = bool(pattern and pattern.startswith("^(?!.*\\.\\.)[a-z0-9]"))
 
         def check(v, p, r):
             if min_length is not None and len(v) < min_length:
@@ -262,7 +262,7 @@ class _Compiler:
             if compiled is not None and not compiled.search(v):
                 if safe_id:
                     r(p, f"{_describe(v)} is not safe as a file name and URL segment: use lower-case letters, digits and . _ - "
-                         "(not first or last), at most 80 characters", "record.unsafe-id")
+                         "(not first or last, no \"..\"), at most 80 characters", "record.unsafe-id")
                 else:
                     r(p, f"{_describe(v)} does not have the expected form {pattern}", "record.value")
 

@@ -168,17 +168,20 @@ def test_every_unexplained_change_is_reported_at_once():
                and m.endswith("--explains report:5/runner:2/run-record:4") for m in messages)
 
 
-def test_unexplained_change_points_into_runs_json_when_its_bytes_are_known():
+def test_unexplained_change_points_into_runs_json_when_its_bytes_are_known(tmp_path):
     data = (
         '{\n  "format": "sitegen.runs/1",\n  "runs": [\n'
         '    {\n      "id": "one",\n      "scorer": {"version": 6},\n      "report": {}\n    },\n'
         '    {\n      "id": "two",\n      "scorer": {"version": 7, "matching_method": "m/v7"}\n    }\n  ]\n}\n'
     ).encode()
     runs = [run("one", "2026-09-01"), run("two", "2026-09-08", scorer_version=7, matching_method="m/v7")]
+    path = tmp_path / "runs.json"
+    path.write_bytes(data)
+    source = SourceFile(str(path), hashlib.sha256(data).hexdigest(), len(data))
     with pytest.raises(PublicationError) as caught:
-        build_changelog(records(runs, files={"runs.json": SourceFile("runs.json", data)}))
+        build_changelog(records(runs, files={"runs.json": source}))
     [diagnostic] = caught.value.diagnostics
-    assert (diagnostic.path, diagnostic.line, diagnostic.pointer) == ("runs.json", 11, "/runs/1/scorer")
+    assert (diagnostic.path, diagnostic.line, diagnostic.pointer) == (str(path), 11, "/runs/1/scorer")
 
 
 def test_an_entry_explaining_a_change_that_never_happened_fails():

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Extract the templates' msgids into locales/sitegen.pot, then merge them into the sv and en catalogs.
+# New or changed msgids arrive untranslated (or fuzzy) and the build refuses them until translated.
+#
+#   bash scripts/extract_messages.sh
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+pybabel extract -F pyproject.toml \
+    --no-location --sort-output \
+    --project=sitegen --copyright-holder="sitegen contributors" \
+    -k _ -k gettext -k ngettext:1,2 -k pgettext:1c,2 -k npgettext:1c,2,3 \
+    -o locales/sitegen.pot .
+
+for lang in sv en; do
+    po="locales/$lang/LC_MESSAGES/sitegen.po"
+    if [ -f "$po" ]; then
+        pybabel update -D sitegen -i locales/sitegen.pot -d locales -l "$lang" --no-fuzzy-matching --ignore-obsolete
+    else
+        pybabel init -D sitegen -i locales/sitegen.pot -d locales -l "$lang"
+    fi
+done

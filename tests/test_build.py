@@ -1,0 +1,309 @@
+"""`sitegen build` as a whole: it checks everything before writing, swaps in one step, and gives the same bytes every time."""
+
+import datetime
+import gzip
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from babel.dates import format_date
+
+import sitegen.site
+from sitegen.build import build_site
+from sitegen.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+RECORDS = REPO / "records"
+UNPUBLISHED = "2026-10-10-trial"
+
+
+def tree(root: Path) -> dict[str, str]:
+    """Every file and folder under root with the SHA-256 of its bytes, so two trees compare byte for byte."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        found[rel] = "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def copy_records(target: Path, *, reverse: bool = False) -> Path:
+    """A copy of the bundled records, its files created in name order or in reverse."""
+    target.mkdir(parents=True)
+    for source in sorted(RECORDS.rglob("*"), key=lambda p: p.relative_to(RECORDS).as_posix(), reverse=reverse):
+        if source.is_file():
+            (target / source.relative_to(RECORDS)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target / source.relative_to(RECORDS))
+    return target
+
+
+def dump(path: Path, value) -> None:
+    path.write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def bundled_site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("bundled") / "site"
+    build_site(RECORDS, out)
+    return out
+
+
+def _diagnostics(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.strip()]
+
+
+# --- (a) every problem at once, and nothing written -------------------------------------------
+
+
+def test_four_problems_in_four_places_are_all_reported_and_the_old_site_stays(tmp_path, capsys, bundled_site):
+    out = tmp_path / "site"
+    shutil.copytree(bundled_site, out)
+    before = tree(out)
+    root = copy_records(tmp_path / "records")
+
+    runs = json.loads((root / "runs.json").read_text(encoding="utf-8"))
+    runs["runs"][1]["engine_versoin"] = "granska 2026.09.0"  # an unknown field
+    dump(root / "runs.json", runs)
+    cases = json.loads((root / "cases.json").read_text(encoding="utf-8"))
+    cases["case_versions"][3]["key"]["expected"][0]["rules"] = ["R-FINNS-EJ-9"]  # a rule the case does not have
+    cases["case_versions"].append(json.loads(json.dumps(cases["case_versions"][1])))  # a second case version with the same id
+    duplicate_index = len(cases["case_versions"]) - 1
+    duplicate_id = cases["case_versions"][1]["id"]
+    dump(root / "cases.json", cases)
+    broken = (root / "answers-unpublished.json").read_text(encoding="utf-8").replace('"answers": [', '"answers": [,', 1)
+    (root / "answers-unpublished.json").write_text(broken, encoding="utf-8")  # malformed JSON
+
+    code = main(["build", "--records", str(root), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "Traceback" not in err
+    lines = _diagnostics(err)
+    located = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?:(?P<pointer>/\S*): )?error: .+ \[(?P<code>[a-z.-]+)\]$")
+    parsed = [located.match(line) for line in lines]
+    assert all(parsed), lines
+    by_code = {p["code"]: p for p in parsed}
+    assert set(by_code) >= {"record.unknown-field", "record.dangling-rule", "record.duplicate-id", "json.syntax"}
+
+    assert by_code["record.unknown-field"]["path"] == str(root / "runs.json")
+    assert by_code["record.unknown-field"]["pointer"] == "/runs/1/engine_versoin"
+    assert by_code["record.dangling-rule"]["path"] == str(root / "cases.json")
+    assert by_code["record.dangling-rule"]["pointer"] == "/case_versions/3/key/expected/0/rules/0"
+    assert "R-FINNS-EJ-9" in next(line for line in lines if "[record.dangling-rule]" in line)
+    assert by_code["record.duplicate-id"]["path"] == str(root / "cases.json")
+    assert by_code["record.duplicate-id"]["pointer"] == f"/case_versions/{duplicate_index}/id"
+    assert duplicate_id in next(line for line in lines if "[record.duplicate-id]" in line)
+    syntax = by_code["json.syntax"]
+    assert syntax["path"] == str(root / "answers-unpublished.json")
+    # the place named is where the stray comma stands
+    line_text = broken.split("\n")[int(syntax["line"]) - 1]
+    assert line_text[int(syntax["col"]) - 1] == ","
+
+    assert tree(out) == before, "a refused build must leave the old site byte for byte as it was"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records", "site"], "no temporary folder may stay behind"
+
+
+# --- (b) a failure while writing --------------------------------------------------------------
+
+
+def test_a_failure_midway_through_writing_leaves_the_previous_site_and_no_temporary_folder(tmp_path, monkeypatch, bundled_site):
+    parent = tmp_path / "public"
+    parent.mkdir()
+    out = parent / "site"
+    shutil.copytree(bundled_site, out)
+    before = tree(out)
+    written = []
+
+    class FailingPath(type(Path())):
+        def write_bytes(self, data):
+            if len(written) == 40:
+                raise OSError(28, "No space left on device")
+            written.append(self)
+            return super().write_bytes(data)
+
+    monkeypatch.setattr(sitegen.site, "Path", FailingPath)
+    with pytest.raises(OSError, match="No space left"):
+        build_site(RECORDS, out)
+    assert len(written) == 40, "the failure happened midway, after some files were written"
+    assert tree(out) == before
+    assert [p.name for p in parent.iterdir()] == ["site"]
+
+
+# --- (c) determinism --------------------------------------------------------------------------
+
+
+def _epoch(day: datetime.date) -> str:
+    return str(int(datetime.datetime(day.year, day.month, day.day, 12, tzinfo=datetime.timezone.utc).timestamp()))
+
+
+def _build_in_subprocess(records: Path, out: Path, env: dict[str, str]) -> subprocess.Popen:
+    base = {k: v for k, v in os.environ.items() if k not in ("PYTHONHASHSEED", "TZ", "LANG", "LC_ALL", "LC_TIME", "SOURCE_DATE_EPOCH")}
+    return subprocess.Popen([sys.executable, "-m", "sitegen", "build", "-q", "--records", str(records), "--out", str(out)],
+                            cwd=REPO, env={**base, **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _without(data: bytes, day: datetime.date) -> bytes:
+    """The bytes with every way the build may write its date replaced by one marker."""
+    text = data.decode("utf-8")
+    for form in (day.isoformat(), format_date(day, "medium", locale="sv"), format_date(day, "medium", locale="en")):
+        text = text.replace(form, "<BUILD-DATE>")
+    return text.encode("utf-8")
+
+
+def test_builds_are_byte_identical_whatever_the_environment_and_only_the_epoch_moves_the_date(tmp_path):
+    first_day, second_day = datetime.date(2031, 1, 15), datetime.date(2032, 3, 17)
+    forward = copy_records(tmp_path / "forward")
+    backward = copy_records(tmp_path / "backward", reverse=True)
+    jobs = [
+        _build_in_subprocess(forward, tmp_path / "a", {"PYTHONHASHSEED": "1", "TZ": "UTC", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+                                                       "SOURCE_DATE_EPOCH": _epoch(first_day)}),
+        _build_in_subprocess(backward, tmp_path / "b", {"PYTHONHASHSEED": "4242", "TZ": "Pacific/Kiritimati", "LANG": "sv_SE.UTF-8",
+                                                        "LC_ALL": "sv_SE.UTF-8", "SOURCE_DATE_EPOCH": _epoch(first_day)}),
+        _build_in_subprocess(forward, tmp_path / "c", {"PYTHONHASHSEED": "7", "TZ": "America/Los_Angeles", "LANG": "en_US.UTF-8",
+                                                       "SOURCE_DATE_EPOCH": _epoch(second_day)}),
+    ]
+    for job in jobs:
+        out, err = job.communicate(timeout=600)
+        assert job.returncode == 0, err
+
+    a, b, c = (tree(tmp_path / name) for name in "abc")
+    assert a == b, sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))[:10]
+
+    assert set(a) == set(c), "another date may not add or remove files"
+    moved = sorted(k for k in a if a[k] != c[k])
+    assert "changelog.atom" in moved, "the feed's updated stamp follows SOURCE_DATE_EPOCH"
+    for rel in moved:
+        old, new = (tmp_path / "a" / rel).read_bytes(), (tmp_path / "c" / rel).read_bytes()
+        assert _without(old, first_day) == _without(new, second_day), f"{rel} differs in more than the build date"
+        assert second_day.isoformat().encode() in new or format_date(second_day, "medium", locale="en").encode() in new \
+            or format_date(second_day, "medium", locale="sv").encode() in new
+
+
+def test_a_malformed_source_date_epoch_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    code = main(["build", "--records", str(RECORDS), "--out", str(tmp_path / "site")])
+    err = capsys.readouterr().err
+    assert code == 2 and "SOURCE_DATE_EPOCH" in err and "Traceback" not in err
+    assert not (tmp_path / "site").exists()
+
+
+# --- (d) stale results ------------------------------------------------------------------------
+
+
+def test_a_tampered_count_in_results_fails_naming_run_and_pointer(tmp_path, capsys):
+    root = copy_records(tmp_path / "records")
+    results = json.loads((root / "results.json").read_text(encoding="utf-8"))
+    index = next(i for i, r in enumerate(results["runs"]) if r["run"] == "2026-09-16-release")
+    measure = next(i for i, x in enumerate(results["runs"][index]["measures"]) if x["measure"] == "GROUNDING")
+    results["runs"][index]["measures"][measure]["passed"] -= 1
+    (root / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+
+    code = main(["build", "--records", str(root), "--out", str(tmp_path / "site")])
+    err = capsys.readouterr().err
+    assert code == 2
+    (line,) = _diagnostics(err)
+    assert line.endswith("[results.stale]")
+    assert "2026-09-16-release" in line
+    assert f"/runs/{index}/measures/{measure}/passed" in line
+    assert line.startswith(str(root / "results.json"))
+    assert not (tmp_path / "site").exists()
+
+
+# --- (e) internal fields ----------------------------------------------------------------------
+
+
+def _with_cost_in_answers(tmp_path: Path) -> tuple[Path, int]:
+    root = copy_records(tmp_path / "records")
+    answers = json.loads((root / "answers.json").read_text(encoding="utf-8"))
+    index = 7
+    answers["answers"][index]["cost_sek"] = 0.42
+    dump(root / "answers.json", answers)
+    return root, index
+
+
+def test_an_internal_field_in_a_published_file_is_refused_with_file_and_pointer(tmp_path, capsys):
+    root, index = _with_cost_in_answers(tmp_path)
+    code = main(["build", "--records", str(root), "--out", str(tmp_path / "site")])
+    err = capsys.readouterr().err
+    assert code == 2
+    refused = [line for line in _diagnostics(err) if line.endswith("[publish.internal-field]")]
+    assert len(refused) == 1, err
+    assert refused[0].startswith(str(root / "answers.json") + ":")
+    assert f": /answers/{index}/cost_sek: " in refused[0]
+    assert not (tmp_path / "site").exists()
+
+
+def test_an_internal_field_causes_no_false_follow_on_problems(tmp_path, capsys):
+    """Every answer is still there: the only problem to report is the internal field itself."""
+    root, _ = _with_cost_in_answers(tmp_path)
+    code = main(["build", "--records", str(root), "--out", str(tmp_path / "site")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert [line.rsplit(" [", 1)[1] for line in _diagnostics(err)] == ["publish.internal-field]"], err
+
+
+def test_internal_fields_in_unpublished_records_never_reach_the_site(bundled_site):
+    runs = json.loads((RECORDS / "runs.json").read_text(encoding="utf-8"))["runs"]
+    internal = [r["internal"] for r in runs if "internal" in r]
+    locations = [i["storage_location"] for i in internal if "storage_location" in i]
+    locations += [str(i["cost_sek"]) for i in internal if "cost_sek" in i]
+    assert locations, "the bundled runs.json carries internal fields, so this test means something"
+    for path in bundled_site.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            for location in locations:
+                assert location.encode() not in data, f"{path} holds the storage location {location}"
+
+
+# --- (f) the unpublished run ------------------------------------------------------------------
+
+
+def test_the_unpublished_run_appears_in_no_file_of_the_site(bundled_site):
+    runs = {r["id"]: r for r in json.loads((RECORDS / "runs.json").read_text(encoding="utf-8"))["runs"]}
+    assert runs[UNPUBLISHED]["published"] is False
+    files = [p for p in bundled_site.rglob("*") if p.is_file()]
+    assert len(files) > 100
+    for path in files:
+        data = path.read_bytes()
+        if path.suffix == ".gz":
+            data = gzip.decompress(data)
+        assert UNPUBLISHED.encode() not in data, path
+        assert UNPUBLISHED.encode("utf-16-le") not in data, path
+        assert UNPUBLISHED not in path.as_posix()
+
+
+# --- (g) downloads ----------------------------------------------------------------------------
+
+
+def test_every_download_is_the_exact_bytes_of_its_source(bundled_site):
+    config = json.loads((RECORDS / "sitegen.json").read_text(encoding="utf-8"))
+    sources = {p["name"]: RECORDS / p["record"] for p in config["publish"]}
+    sources.update({f"schemas/{p.name}": p for p in (REPO / "sitegen" / "schemas").glob("*.schema.json")})
+    downloads = bundled_site / "downloads"
+    served = {p.relative_to(downloads).as_posix() for p in downloads.rglob("*") if p.is_file()} - {"SHA256SUMS"}
+    assert served == set(sources)
+    for name, source in sources.items():
+        assert (downloads / name).read_bytes() == source.read_bytes(), name
+
+
+def test_sha256sum_checks_the_downloads_and_catches_one_flipped_byte(bundled_site, tmp_path):
+    if shutil.which("sha256sum") is None:
+        pytest.skip("coreutils sha256sum is not installed")
+    ok = subprocess.run(["sha256sum", "-c", "--strict", "SHA256SUMS"], cwd=bundled_site / "downloads", capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    listed = [line.split("  ", 1)[1] for line in (bundled_site / "downloads" / "SHA256SUMS").read_text().splitlines()]
+    assert len(ok.stdout.splitlines()) == len(listed) and all(line.endswith(": OK") for line in ok.stdout.splitlines())
+
+    copy = tmp_path / "downloads"
+    shutil.copytree(bundled_site / "downloads", copy)
+    victim = copy / "granska-quality-results.json"
+    data = bytearray(victim.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    victim.write_bytes(bytes(data))
+    bad = subprocess.run(["sha256sum", "-c", "--strict", "SHA256SUMS"], cwd=copy, capture_output=True, text=True)
+    assert bad.returncode != 0
+    assert "granska-quality-results.json: FAILED" in bad.stdout

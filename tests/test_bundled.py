@@ -1,0 +1,171 @@
+"""The bundled publication in records/ shows readers every state the method defines, and its records hold together."""
+
+import hashlib
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from sitegen import model as m
+from sitegen.changelog import build_changelog
+from sitegen.cli import main
+from sitegen.records import load_records
+from sitegen.results import read_results
+from sitegen.scoring import score_run
+
+RECORDS = Path(__file__).resolve().parent.parent / "records"
+
+
+@pytest.fixture(scope="module")
+def records() -> m.Records:
+    return load_records(RECORDS)
+
+
+@pytest.fixture(scope="module")
+def results(records) -> dict[str, m.RunResult]:
+    return {run.id: score_run(records, run.id) for run in records.published_runs}
+
+
+def test_the_checked_in_results_are_a_fresh_scoring(records, results):
+    recorded = read_results((RECORDS / "results.json").read_bytes())
+    assert set(recorded) == set(results)
+    for run_id, result in results.items():
+        assert recorded[run_id] == result, run_id
+
+
+def test_every_state_is_reached_as_a_run_outcome_or_a_measure_state(results):
+    reached = Counter()
+    for result in results.values():
+        reached[result.outcome] += 1
+        for measure in result.measures:
+            reached[measure.state] += 1
+    for state in (m.PASS, m.BLOCK, m.PENDING_CONFIRMATION, m.NOT_OBSERVED, m.CRASHED_STATE):
+        assert reached[state], f"no run or measure of the bundled publication is {state}"
+
+
+def test_each_run_outcome_follows_from_its_measures(results):
+    outcomes = {result.outcome for result in results.values()}
+    assert {m.PASS, m.BLOCK, m.PENDING_CONFIRMATION, m.CRASHED_STATE} <= outcomes
+    for result in results.values():
+        states = [x.state for x in result.measures]
+        if result.outcome == m.CRASHED_STATE:
+            assert not result.measures and not result.cases and not result.observations
+        elif m.BLOCK in states:
+            assert result.outcome == m.BLOCK
+        elif m.PENDING_CONFIRMATION in states:
+            assert result.outcome == m.PENDING_CONFIRMATION
+        else:
+            assert result.outcome == m.PASS and m.PASS in states
+
+
+def test_a_measure_can_be_not_observed_without_a_number(results):
+    unobserved = [(run, x) for run, r in results.items() for x in r.measures if x.state == m.NOT_OBSERVED]
+    assert unobserved
+    for _, x in unobserved:
+        assert x.observed == 0 and x.passed == 0
+
+
+def _grounding(results, result_kind):
+    return [(run, o) for run, r in results.items() for o in r.observations if o.measure == "GROUNDING" and o.result == result_kind]
+
+
+def test_a_miss_dismissed_by_a_rerun(records, results):
+    dismissed = _grounding(results, m.DISMISSED)
+    assert dismissed
+    for run, o in dismissed:
+        answer = records.answers[(run, o.case_version, int(o.repetition))]
+        assert answer.rerun is not None and answer.rerun.status == m.COMPLETED
+        assert o.subject in {e.id for e in records.case_versions[o.case_version].key.expected}
+
+
+def test_a_miss_confirmed_by_a_rerun(records, results):
+    confirmed = [(run, o) for run, o in _grounding(results, m.FAILED)
+                 if records.answers[(run, o.case_version, int(o.repetition))].rerun is not None]
+    assert confirmed
+
+
+def test_a_pending_miss_has_no_rerun(records, results):
+    pending = _grounding(results, m.PENDING)
+    assert pending
+    for run, o in pending:
+        assert records.answers[(run, o.case_version, int(o.repetition))].rerun is None
+        assert next(x for x in results[run].measures if x.measure == "GROUNDING").pending > 0
+
+
+def test_size_of_the_publication(records):
+    assert len(records.case_versions) >= 24
+    published = records.published_runs
+    assert len(published) >= 4
+    assert len({run.setup for run in published}) >= 2
+    merges = {records.setups[run.setup].merge for run in published}
+    assert merges == {True, False}, "one setup goes through the merge and one does not"
+    for run in published:
+        assert run.repetitions == 3, run.id
+    assert len([run for run in records.runs if not run.published]) == 1
+
+
+def test_completed_published_runs_have_every_answer(records):
+    for run in records.published_runs:
+        if run.status != m.COMPLETED:
+            continue
+        suite = records.suite(run.suite, run.suite_version)
+        for cv in suite.case_versions:
+            for rep in range(1, run.repetitions + 1):
+                assert (run.id, cv, rep) in records.answers
+
+
+def test_pairs_of_every_kind(records):
+    assert any(p.kind == m.CONTRAST for p in records.pairs)
+    assert any(p.rules_differ for p in records.pairs)
+    compared = [p for p in records.pairs if p.compared]
+    assert compared
+    for pair in compared:
+        first, second = (records.case_versions[v] for v in pair.versions)
+        assert first.rules == second.rules, "an invariance pair that is compared gets the same rules"
+    for pair in records.pairs:
+        if pair.rules_differ:
+            first, second = (records.case_versions[v] for v in pair.versions)
+            assert first.rules != second.rules
+
+
+def test_clean_and_flawed_case_versions_both_exist(records):
+    clean = [cv for cv in records.case_versions.values() if cv.clean]
+    assert clean and len(clean) < len(records.case_versions)
+    assert any(cv.key.prohibited for cv in records.case_versions.values())
+    assert any(e.passage is None for cv in records.case_versions.values() for e in cv.key.expected)
+
+
+def test_score_all_reproduces_every_file_byte_for_byte(tmp_path, capsys):
+    copy = tmp_path / "records"
+    shutil.copytree(RECORDS, copy)
+
+    def digests():
+        return {p.relative_to(copy).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(copy.rglob("*")) if p.is_file()}
+
+    before = digests()
+    code = main(["score", "--all", "--records", str(copy)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert digests() == before
+    records = load_records(copy)
+    for run in records.published_runs:
+        assert run.id in out
+    assert sorted(p.name for p in copy.iterdir()) == sorted(p.name for p in RECORDS.iterdir()), "no temporary file left behind"
+
+
+def test_every_version_change_is_explained_by_a_hand_written_entry(records):
+    changelog = build_changelog(records)  # raises when a change is unexplained
+    needed = set()
+    for run in records.published_runs:
+        needed.add(f"scorer:{run.scorer_version}")
+        needed.add(f"report:{run.report_version}/runner:{run.runner_version}/run-record:{run.run_record_version}")
+        needed.add(f"assessment:{run.assessment_version}/policy:{run.policy}")
+    entries = {e.explains: e for e in records.entries if e.explains is not None}
+    assert needed <= set(entries), needed - set(entries)
+    for key in needed:
+        (row,) = [r for r in changelog.rows if r.kind != "entry" and r.explains == key]
+        assert row.explained_by is not None
+        entry_row = changelog.row(row.explained_by)
+        assert entry_row.kind == "entry" and entry_row.explains == key
+        assert entry_row.explains_anchor == row.anchor, "the entry points back at the change it explains"

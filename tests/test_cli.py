@@ -1,0 +1,189 @@
+"""The command line through main(argv): help for every command, usage errors, located diagnostics, and one real run."""
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sitegen import __version__
+from sitegen.cli import build_parser, main
+
+DATA = Path(__file__).parent / "data"
+SMALL = DATA / "records-small"
+REPO = Path(__file__).resolve().parent.parent
+
+# What each command must offer, written from the command line's documentation; a command path is the words after `sitegen`.
+OPTIONS = {
+    ("build",): ["--records", "--out", "--jobs", "--quiet", "--verbose"],
+    ("score",): ["--records", "--all", "--jobs", "RUN"],
+    ("explain",): ["--records", "--repetition", "--stage", "RUN", "CASE"],
+    ("fingerprint",): ["--records", "SETUP"],
+    ("release-check",): ["FILE"],
+    ("compare",): ["--records", "--format", "RUN_A", "RUN_B"],
+    ("check",): ["--records"],
+    ("entry",): ["new"],
+    ("entry", "new"): ["--records", "--category", "--explains", "--date", "--source", "--slug"],
+    ("serve",): ["--records", "--out", "--port"],
+}
+
+# `path:line:col: pointer: error: message [code]`
+DIAGNOSTIC = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<pointer>/\S*): error: (?P<message>.+) \[(?P<code>[a-z][a-z.-]+)\]$")
+
+
+def _subparsers(parser):
+    """Every (command path, parser) pair, found by walking argparse's own structure."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (name,), sub
+                for path, inner in _subparsers(sub):
+                    yield (name, *path), inner
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_every_command_is_covered_by_the_table():
+    assert {path for path, _ in _subparsers(build_parser())} == set(OPTIONS)
+
+
+def test_top_level_help_names_every_command(capsys):
+    code, out, err = _run(capsys, "--help")
+    assert code == 0 and err == ""
+    for path in OPTIONS:
+        assert path[0] in out
+    assert "--version" in out
+
+
+@pytest.mark.parametrize("path", sorted(OPTIONS), ids=" ".join)
+def test_command_help_exits_0_and_mentions_every_option(capsys, path):
+    code, out, err = _run(capsys, *path, "--help")
+    assert code == 0
+    assert err == ""
+    assert out.startswith("usage: sitegen " + " ".join(path))
+    for option in OPTIONS[path]:
+        assert option in out, f"{' '.join(path)} --help does not mention {option}"
+    parser = dict(_subparsers(build_parser()))[path]
+    for action in parser._actions:  # and every option the parser really accepts
+        for option in action.option_strings:
+            assert option in out
+
+
+def test_version(capsys):
+    code, out, err = _run(capsys, "--version")
+    assert code == 0
+    assert out.strip() == f"sitegen {__version__}"
+
+
+@pytest.mark.parametrize("argv", [
+    [],
+    ["no-such-command"],
+    ["explain"],
+    ["explain", "--records", str(SMALL), "r1"],
+    ["explain", "--records", str(SMALL), "r1", "leak-unchecked", "--stage", "merged"],
+    ["build", "--jobs", "many"],
+    ["build", "--quiet", "--verbose"],
+    ["compare", "a", "b", "--format", "xml"],
+    ["score", "--records", str(SMALL)],
+    ["entry"],
+    ["build", "--no-such-option"],
+], ids=lambda argv: " ".join(argv) or "nothing")
+def test_usage_errors_exit_2_with_a_message_and_no_traceback(capsys, argv):
+    code, out, err = _run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.strip(), "a usage error must say what went wrong"
+    assert "Traceback" not in err
+    assert err.startswith("error: ")
+
+
+def test_unknown_run_and_case_are_usage_errors(capsys):
+    code, _, err = _run(capsys, "explain", "--records", str(SMALL), "no-such-run", "leak-unchecked")
+    assert code == 2 and "no-such-run" in err and "Traceback" not in err
+    code, _, err = _run(capsys, "explain", "--records", str(SMALL), "r1", "no-such-case")
+    assert code == 2 and "no-such-case" in err and "Traceback" not in err
+
+
+def _broken_copy(tmp_path: Path, fixture: str) -> Path:
+    root = tmp_path / "records"
+    shutil.copytree(SMALL, root)
+    for f in (DATA / "invalid" / fixture).glob("*.json"):
+        shutil.copy(f, root / f.name)
+    return root
+
+
+@pytest.mark.parametrize("command", [["build", "--out", "SITE"], ["fingerprint"], ["score", "--all"], ["explain", "r1", "leak-unchecked"]])
+def test_bad_records_exit_2_with_located_diagnostics(capsys, tmp_path, command):
+    root = _broken_copy(tmp_path, "dangling-rule")
+    argv = [str(tmp_path / "site") if a == "SITE" else a for a in command] + ["--records", str(root)]
+    code, out, err = _run(capsys, *argv)
+    assert code == 2
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert lines, "the problems go to standard error"
+    for line in lines:
+        assert DIAGNOSTIC.match(line), line
+    (line,) = lines
+    found = DIAGNOSTIC.match(line)
+    assert found["path"] == str(root / "cases.json")
+    assert found["pointer"] == "/case_versions/2/key/expected/0/rules/0"
+    assert found["code"] == "record.dangling-rule"
+    assert '"R-FORVARING"' in found["message"]
+    # the line and column point at the offending value in the file
+    text = (root / "cases.json").read_text(encoding="utf-8").split("\n")
+    assert text[int(found["line"]) - 1][int(found["col"]) - 1:].startswith('"R-FORVARING"')
+    assert not (tmp_path / "site").exists()
+
+
+def test_every_problem_of_a_broken_folder_is_printed_once(capsys, tmp_path):
+    root = _broken_copy(tmp_path, "unknown-field")
+    for f in (DATA / "invalid" / "wrong-type").glob("*.json"):
+        shutil.copy(f, root / f.name)
+    code, _, err = _run(capsys, "fingerprint", "--records", str(root))
+    assert code == 2
+    codes = sorted(DIAGNOSTIC.match(line)["code"] for line in err.splitlines())
+    assert codes == ["record.type", "record.unknown-field"]
+
+
+def test_missing_records_folder_is_reported_not_raised(capsys, tmp_path):
+    code, out, err = _run(capsys, "build", "--records", str(tmp_path / "nowhere"), "--out", str(tmp_path / "site"))
+    assert code == 2
+    assert str(tmp_path / "nowhere") in err and "Traceback" not in err
+    assert not (tmp_path / "site").exists()
+
+
+def test_fingerprint_prints_each_setup_with_its_sha256(capsys):
+    import json
+
+    from sitegen.records import fingerprint
+
+    code, out, _ = _run(capsys, "fingerprint", "--records", str(SMALL))
+    assert code == 0
+    setups = json.loads((SMALL / "setups.json").read_text(encoding="utf-8"))["setups"]
+    expected = [f"{fingerprint(s['configuration'])}  {s['id']}" for s in sorted(setups, key=lambda s: s["id"])]
+    assert out.splitlines() == expected
+
+
+def test_end_to_end_as_a_user_runs_it(tmp_path):
+    records = tmp_path / "my records"
+    shutil.copytree(SMALL, records)
+    out = tmp_path / "public site"
+    done = subprocess.run(
+        [sys.executable, "-m", "sitegen", "build", "--records", str(records), "--out", str(out)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    printed = done.stdout.splitlines()
+    assert any(line.startswith("built ") and line.endswith(f"into {out}") for line in printed), done.stdout
+    assert f"open {out / 'index.html'}" in printed
+    assert (out / "index.html").is_file()
+    assert (out / "downloads" / "SHA256SUMS").is_file()

@@ -1,0 +1,146 @@
+"""`sitegen compare`: observation by observation, regressions first, and never across runs measured differently."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from sitegen import model as m
+from sitegen.cli import main
+from sitegen.comparison import IncompatibleRunsError, compare_runs
+from sitegen.records import load_records
+from sitegen.scoring import score_run
+
+RECORDS = Path(__file__).resolve().parent.parent / "records"
+NIGHTLY, RELEASE, BASELINE, CRASHED = "2026-09-02-nightly", "2026-09-16-release", "2026-08-18-v1-baseline", "2026-10-08-nightly"
+
+
+@pytest.fixture(scope="module")
+def records() -> m.Records:
+    return load_records(RECORDS)
+
+
+@pytest.fixture(scope="module")
+def comparison(records):
+    return compare_runs(records, NIGHTLY, RELEASE)
+
+
+def compare(capsys, *argv):
+    code = main(["compare", "--records", str(RECORDS), *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _measure(result: m.RunResult, name: str) -> m.MeasureResult:
+    return next(x for x in result.measures if x.measure == name)
+
+
+def test_grounding_improved_overall_yet_has_a_regression(records, comparison):
+    before, after = _measure(score_run(records, NIGHTLY), "GROUNDING"), _measure(score_run(records, RELEASE), "GROUNDING")
+    assert (before.passed, before.observed) == (171, 177) and (after.passed, after.observed) == (172, 177)
+    (delta,) = [d for d in comparison.measures if d.measure == "GROUNDING"]
+    assert delta.before == (before.passed, before.observed) and delta.after == (after.passed, after.observed)
+    assert delta.after[0] > delta.before[0] and delta.after[1] == delta.before[1], "the count improved"
+    regressions = [c for c in comparison.changes if c.measure == "GROUNDING" and c.regression]
+    assert regressions, "an improved count still hides an observation that got worse"
+    failed_after = {(o.case_version, o.repetition, o.stage, o.subject) for o in score_run(records, RELEASE).observations
+                    if o.measure == "GROUNDING" and o.result in (m.FAILED, m.PENDING)}
+    bad_before = {(o.case_version, o.repetition, o.stage, o.subject) for o in score_run(records, NIGHTLY).observations
+                  if o.measure == "GROUNDING" and o.result in (m.FAILED, m.PENDING)}
+    for change in regressions:
+        key = (change.case_version, change.repetition, change.stage, change.subject)
+        assert key in failed_after and key not in bad_before
+        assert change.before in (m.PASSED, m.DISMISSED) and change.after in (m.FAILED, m.PENDING)
+
+
+def test_every_count_agrees_with_the_scored_runs(records, comparison):
+    a, b = score_run(records, NIGHTLY), score_run(records, RELEASE)
+    for delta in comparison.measures:
+        for counts, result in ((delta.before, a), (delta.after, b)):
+            x = _measure(result, delta.measure)
+            assert counts == ((x.passed, x.observed) if x.observed else None)
+
+
+def test_regressions_are_listed_first(comparison, capsys):
+    flags = [c.regression for c in comparison.changes]
+    assert True in flags and False in flags
+    assert flags == sorted(flags, reverse=True)
+    code, out, _ = compare(capsys, NIGHTLY, RELEASE)
+    assert code == 0
+    tags = [line.split()[0] for line in out.splitlines() if re.match(r"^\s+(REGRESSION|change)\s", line)]
+    assert tags == sorted(tags, key=lambda t: t != "REGRESSION") and "REGRESSION" in tags and "change" in tags
+    summary = re.search(r"^(\d+) regression\(s\), (\d+) other change\(s\)$", out, flags=re.M)
+    assert summary and int(summary.group(1)) == tags.count("REGRESSION") and int(summary.group(2)) == tags.count("change")
+
+
+def test_json_has_the_same_content_as_the_text(capsys):
+    code, text, _ = compare(capsys, NIGHTLY, RELEASE)
+    assert code == 0
+    code, raw, err = compare(capsys, NIGHTLY, RELEASE, "--format", "json")
+    assert code == 0 and err == ""
+    data = json.loads(raw)
+    assert data["runs"] == [NIGHTLY, RELEASE]
+    assert data["setup_changed"] is True
+
+    shown = {}
+    for line in text.splitlines():
+        found = re.match(r"^\s+([A-Z_]+)\s+(not observed|\d+ of \d+)\s+->\s+(not observed|\d+ of \d+)$", line)
+        if found:
+            shown[found.group(1)] = (found.group(2), found.group(3))
+    assert [x["measure"] for x in data["measures"]] == list(m.MEASURES) == list(shown)
+    for x in data["measures"]:
+        as_text = tuple("not observed" if v is None else f"{v[0]} of {v[1]}" for v in (x["before"], x["after"]))
+        assert shown[x["measure"]] == as_text
+
+    lines = [line.strip() for line in text.splitlines() if re.match(r"^\s+(REGRESSION|change)\s", line)]
+    assert len(lines) == len(data["changes"])
+    for line, change in zip(lines, data["changes"]):
+        tag = "REGRESSION" if change["regression"] else "change"
+        assert line.startswith(tag)
+        assert (f"{change['measure']} {change['case_version']} repetition {change['repetition']} {change['stage']} "
+                f"{change['subject']}: {change['before']} -> {change['after']}") in line
+
+
+def test_incompatible_runs_exit_2_naming_each_difference(capsys, records):
+    code, out, err = compare(capsys, BASELINE, RELEASE)
+    assert code == 2 and out == "" and "Traceback" not in err
+    a, b = records.run(BASELINE), records.run(RELEASE)
+    assert a.scorer_version != b.scorer_version and a.matching_method != b.matching_method
+    lines = err.splitlines()
+    assert BASELINE in lines[0] and RELEASE in lines[0]
+
+    def line_about(word):
+        (found,) = [line for line in lines if line.strip().startswith(f"- {word}")]
+        return found
+
+    assert f"{a.scorer_version}" in line_about("scorer version") and f"{b.scorer_version}" in line_about("scorer version")
+    assert a.matching_method in line_about("matching method") and b.matching_method in line_about("matching method")
+    stages = line_about("stages")
+    assert f"{len(records.stages(a))} (" in stages and f"{len(records.stages(b))} (" in stages
+    with pytest.raises(IncompatibleRunsError) as caught:
+        compare_runs(records, BASELINE, RELEASE)
+    assert len(caught.value.differences) == 3
+
+
+def test_a_different_setup_is_allowed_and_shown_before_anything_else(capsys, records):
+    a, b = records.run(NIGHTLY), records.run(RELEASE)
+    assert records.setups[a.setup].fingerprint != records.setups[b.setup].fingerprint
+    code, out, _ = compare(capsys, NIGHTLY, RELEASE)
+    assert code == 0
+    head = out.splitlines()[:2]
+    (line,) = [h for h in head if a.setup in h and b.setup in h]
+    assert records.setups[a.setup].fingerprint[:12] in line and records.setups[b.setup].fingerprint[:12] in line
+    assert line.startswith("!!"), "a changed setup stands out"
+
+
+def test_a_crashed_run_is_refused(capsys):
+    for argv in ((RELEASE, CRASHED), (CRASHED, RELEASE)):
+        code, out, err = compare(capsys, *argv)
+        assert code == 2 and out == "" and "Traceback" not in err
+        assert CRASHED in err and "crashed" in err.lower()
+
+
+def test_an_unknown_run_is_a_usage_error(capsys):
+    code, _, err = compare(capsys, RELEASE, "2099-01-01-nothing")
+    assert code == 2 and "2099-01-01-nothing" in err and "Traceback" not in err

@@ -1,0 +1,579 @@
+"""The rendered site: structure, both languages, counts as "passed of observed", escaping, and unpublished runs kept out."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+from babel.support import NullTranslations
+
+from sitegen import model as m
+from sitegen.catalogs import load_catalogs
+from sitegen.changelog import build_changelog
+from sitegen.pages import Page, case_path, passage_lines, render_pages, render_prose
+from sitegen.scoring import stage_verdict
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCALES = ROOT / "locales"
+MEASURES = m.MEASURES
+
+DOC = "Inspektionsanteckning 2026-03-14\nPlats: Hamnen\n\nLäckan är  åtgärdad.\nSlut."
+HOSTILE = '<script>alert(1)</script>\n<img src=x onerror="alert(2)">\n[x](javascript:alert(3)) <a href="javascript:alert(4)">y</a>\n" onmouseover="alert(5)'
+
+
+# --- a small publication built from the model --------------------------------------
+
+
+def finding(fid, kind="flaw", rule="R-ATGARD-2", *, missing=True, quote=None, location=None, wording="w", trace=()):
+    return m.Finding(fid, kind, rule, (), missing, quote, location, wording, tuple(trace))
+
+
+def answer(run, cv, rep, reviewer_findings, report=None, *, rerun=None, corrections=(), status=m.COMPLETED):
+    engine = m.EngineAnswer(status, (m.Reviewer("reviewer-1", tuple(reviewer_findings)),), tuple(corrections), report)
+    return m.Answer(run, cv, rep, engine, rerun, "answers.json")
+
+
+def case_versions():
+    rule = m.Rule("R-ATGARD-2", "Verified remediation", "Say who checked the remediation.")
+    cure = m.CaseVersion(
+        "cure-unchecked", "cure-unchecked", None, "Leak reported fixed, checker not named", "inspection-note", DOC, (rule,),
+        m.Key(
+            expected=(m.KeyFinding("checker-missing", "flaw", ("R-ATGARD-2",), True, m.Passage("Läckan är  åtgärdad.", (4, 4))),),
+            prohibited=(m.KeyFinding("praise-fixed", "strength", ("R-ATGARD-2",), False, m.Passage("Läckan är  åtgärdad.", (4, 4))),),
+            voluntary=(),
+        ),
+    )
+    tap = m.CaseVersion("tap-sample", "tap-sample", None, "Tap sample", "inspection-note", "Provet togs ur en kran.\n", (rule,), m.Key((), (), ()))
+    hostile_rule = m.Rule("R-X", "<script>alert('rule')</script>", 'rule text <img src=x onerror="alert(6)">')
+    hostile = m.CaseVersion(
+        "hostile-doc", "hostile-doc", "v<b>1</b>", "<script>alert('title')</script>", "inspection-note", HOSTILE, (hostile_rule,),
+        m.Key((m.KeyFinding("e1", "flaw", ("R-X",), False, m.Passage("<script>alert(1)</script>", (1, 1))),), (), ()),
+    )
+    return {cv.id: cv for cv in (cure, tap, hostile)}
+
+
+def source_file(folder: Path, name: str, data: bytes) -> m.SourceFile:
+    path = folder / name
+    path.write_bytes(data)
+    return m.SourceFile(str(path), hashlib.sha256(data).hexdigest(), len(data))
+
+
+def make_records(folder: Path, *, publish_hidden=False):
+    config = m.Config(
+        title={"sv": "Motorns kvalitet", "en": "Engine quality"},
+        base_url="https://quality.example.org/",
+        languages=("sv", "en"),
+        default_language="sv",
+        source_repository="https://github.com/example/granska-quality",
+        answers=("answers.json",),
+        publish=(m.PublishedFile("cases.json", "granska-quality-cases.json"), m.PublishedFile("results.json", "granska-quality-results.json")),
+        internal_fields=(),
+    )
+    setup = m.Setup("setup-merge", "{}", "ab" * 32, True)
+    suite = m.Suite("s1", 1, "Suite", ("cure-unchecked", "hostile-doc", "tap-sample"))
+
+    def run(rid, date, scorer, *, published=True, status=m.COMPLETED):
+        return m.Run(rid, date, "setup-merge", "s1", 1, scorer, m.MATCHING_METHODS[scorer], 5, 2, 4, 1, "short-case-v1", "granska 1", 2, published, status)
+
+    runs = (
+        run("2026-08-01-old", "2026-08-01", 5),
+        run("2026-09-02-release", "2026-09-02", 6),
+        run("2026-09-05-crash", "2026-09-05", 6, status=m.CRASHED),
+        run("secret-hidden-run", "2026-09-09", 6, published=publish_hidden),
+    )
+    good = finding("r1-f1", quote="Läckan är åtgärdad.")
+    answers = {}
+    for r in runs[:2] + runs[3:]:
+        for rep in (1, 2):
+            rep_report = (finding("rep-1", quote="Läckan är åtgärdad.", trace=("r1-f1",)),)
+            if rep == 2:
+                miss = finding("r1-f1", quote="Läckan lagad.")
+                rerun = m.EngineAnswer(m.COMPLETED, (m.Reviewer("reviewer-1", (good,)),), (), rep_report)
+                a = answer(r.id, "cure-unchecked", rep, [miss], rep_report, rerun=rerun,
+                           corrections=(m.QuoteCorrection("r1-f1", "Läckan  lagad", "Läckan lagad."),))
+            else:
+                a = answer(r.id, "cure-unchecked", rep, [good], rep_report)
+            answers[(r.id, "cure-unchecked", rep)] = a
+            answers[(r.id, "tap-sample", rep)] = answer(r.id, "tap-sample", rep, [], ())
+            hostile_finding = finding("h1", rule="R-X", missing=False, quote='<img src=x onerror="alert(7)">',
+                                      wording='<script>alert("wording")</script><a href="javascript:alert(8)">x</a>')
+            unknown = finding("h2", rule="R-X", missing=False, quote="javascript:alert(9) not in doc", wording="onerror=alert(10)")
+            answers[(r.id, "hostile-doc", rep)] = answer(r.id, "hostile-doc", rep, [hostile_finding, unknown], (hostile_finding,))
+    files = {
+        "cases.json": source_file(folder, "cases.json", b'{"format": "sitegen.cases/1"}\n'),
+        "results.json": source_file(folder, "results.json", b'{"format": "sitegen.results/1", "runs": []}\n'),
+    }
+    return m.Records(config, (suite,), case_versions(), (m.Pair("p1", "contrast", ("cure-unchecked", "tap-sample"), "One detail.", False),),
+                     {"setup-merge": setup}, runs, answers, (), None, files)
+
+
+def measures(**states):
+    """Seven measure results; GROUNDING is 5 of 6, REDUCER_SURVIVAL has nothing to count."""
+    out = []
+    for name in MEASURES:
+        if name == "GROUNDING":
+            out.append(m.MeasureResult(name, m.BLOCK, 5, 6, 1, 0, 0))
+        elif name == "REDUCER_SURVIVAL":
+            out.append(m.MeasureResult(name, m.NOT_OBSERVED, 0, 0, 0, 0, 0))
+        elif name == "QUOTE_FIDELITY":
+            out.append(m.MeasureResult(name, states.get("quote", m.PENDING_CONFIRMATION), 3, 4, 0, 1, 0))
+        else:
+            out.append(m.MeasureResult(name, m.PASS, 12, 12, 0, 0, 0))
+    return tuple(out)
+
+
+def make_results(records):
+    obs = (
+        m.Observation("GROUNDING", "cure-unchecked", "2", "reviewer", "checker-missing", m.FAILED, "evidence", "The quote <b>missed</b>."),
+        m.Observation("QUOTE_FIDELITY", "hostile-doc", "1", "reviewer", "javascript:alert(9)", m.PENDING, "not-in-document", "x"),
+        m.Observation("IDENTICAL_INPUT_STABILITY", "cure-unchecked", "1-2", "report", "-", m.FAILED, "count.flaws", "y"),
+    )
+    cases = tuple(m.CaseResult(cv, rep, m.PASS, {"GROUNDING": (1, 1)}) for cv in ("cure-unchecked", "tap-sample", "hostile-doc") for rep in (1, 2))
+    results = {}
+    for run in records.runs:
+        if run.status == m.CRASHED:
+            results[run.id] = m.RunResult(run.id, 6, m.MATCHING_METHODS[6], m.CRASHED_STATE, (), (), ())
+        else:
+            results[run.id] = m.RunResult(run.id, run.scorer_version, run.matching_method, m.BLOCK, measures(), cases, obs)
+    return results
+
+
+CONTENT = {
+    "method-intro": "# How the tests are scored\nIntro <script>alert('prose')</script> [bad](javascript:alert(11)) [good](https://example.org/).\n\n## Sub\ntext",
+    "matching": "# Matching\nFour conditions.",
+    "glossary": "# Glossary\nTerm\n: Definition",
+    "outcomes": "# Outcomes\nPASS and others.",
+    "release": "# A miss does not stop a release\nText.",
+    "downloads": "# Downloads\nThe files.",
+    "changelog-intro": "# Every change to the tests\nDated list.",
+}
+
+
+@pytest.fixture(scope="module")
+def content_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("content")
+    for lang in ("sv", "en"):
+        folder = root / lang
+        folder.mkdir()
+        for name, text in CONTENT.items():
+            (folder / f"{name}.md").write_text(text, encoding="utf-8")
+        for measure in MEASURES:
+            (folder / f"measure-{measure}.md").write_text(
+                f"# Heading of {measure}\n### One observation\nOne.\n### Passes when\nP.\n### Fails when\nF.\n### Example\nE.\n", encoding="utf-8")
+    return root
+
+
+def translations():
+    return load_catalogs(LOCALES, ["sv", "en"])
+
+
+def verdicts_for(records):
+    return lambda a, stage, rerun: stage_verdict(records, a, stage, scorer_version=records.run(a.run).scorer_version, rerun=rerun)
+
+
+def render(records, content_dir, *, catalogs=None, build_date="2026-09-10", changelog=None):
+    return render_pages(
+        records, make_results(records), verdicts=verdicts_for(records), changelog=changelog,
+        catalogs=catalogs or translations(), build_date=build_date, content_dir=content_dir,
+    )
+
+
+@pytest.fixture(scope="module")
+def records_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("records")
+
+
+@pytest.fixture(scope="module")
+def site(content_dir, records_dir):
+    records = make_records(records_dir)
+    return {p.path: p.data for p in render(records, content_dir)}
+
+
+# --- parsing ---------------------------------------------------------------------------
+
+
+class Tree(HTMLParser):
+    """Every start tag with its attributes, and the text inside each element with an id."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    def find(self, tag, **attrs):
+        return [a for t, a in self.tags if t == tag and all(a.get(k.replace("_", "-")) == v for k, v in attrs.items())]
+
+
+def parse(data: bytes) -> Tree:
+    tree = Tree()
+    tree.feed(data.decode("utf-8"))
+    tree.close()
+    return tree
+
+
+def text(data: bytes) -> str:
+    return " ".join("".join(parse(data).text).split())
+
+
+def section_text(data: bytes, start_marker: str, end_marker: str) -> str:
+    html = data.decode("utf-8")
+    return text(html[html.index(start_marker): html.index(end_marker, html.index(start_marker))].encode())
+
+
+# --- every page ----------------------------------------------------------------------
+
+
+def links(path: str, site) -> set[str]:
+    """Every link of a page, resolved against the page to a path from the site root (with its fragment)."""
+    out = set()
+    for a in parse(site[path]).find("a"):
+        if a.get("href"):
+            parts = urlsplit(urljoin("http://x/" + path, a["href"]))
+            out.add(parts.path.lstrip("/") + (f"#{parts.fragment}" if parts.fragment else ""))
+    return out
+
+
+def html_pages(site):
+    return {path: data for path, data in site.items() if path.endswith(".html")}
+
+
+def test_both_languages_have_the_same_pages(site):
+    sv = {p[3:] for p in site if p.startswith("sv/")}
+    en = {p[3:] for p in site if p.startswith("en/")}
+    assert sv == en
+    for rest in ("index.html", "method.html", "changelog.html", "downloads.html", "runs/2026-09-02-release.html",
+                 "cases/cu/cure-unchecked/index.html", "cases/cu/cure-unchecked/2026-09-02-release.html"):
+        assert rest in sv
+    assert {"index.html", "404.html", "sitemap.xml", "static/site.css"} <= set(site)
+
+
+def test_every_page_declares_language_alternates_and_safety(site):
+    for path, data in html_pages(site).items():
+        tree = parse(data)
+        (html,) = tree.find("html")
+        lang = html["lang"]
+        assert lang in ("sv", "en"), path
+        if path.startswith(("sv/", "en/")):
+            assert path.startswith(lang + "/"), path
+            rest = path[3:]
+            hreflangs = {a["hreflang"]: a["href"] for a in tree.find("link", rel="alternate") if a.get("hreflang")}
+            assert hreflangs == {
+                "sv": f"https://quality.example.org/sv/{rest}",
+                "en": f"https://quality.example.org/en/{rest}",
+                "x-default": f"https://quality.example.org/sv/{rest}",
+            }, path
+        (csp,) = tree.find("meta", http_equiv="Content-Security-Policy")
+        assert csp["content"] == "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
+        assert tree.find("meta", name="viewport"), path
+        assert [a["href"] for a in tree.find("link", rel="stylesheet")][0].endswith("static/site.css")
+        assert tree.find("main", id="main") and tree.find("a", href="#main"), path
+        assert not tree.find("script"), path
+
+
+def test_relative_links_resolve_to_pages_that_exist(site):
+    """Every link inside the site is relative and lands on a file of the site (anchors included)."""
+    ids: dict[str, set[str]] = {}
+    for path, data in html_pages(site).items():
+        ids[path] = {a["id"] for _, a in parse(data).tags if a.get("id")}
+    for path, data in html_pages(site).items():
+        if path == "404.html":
+            continue
+        for tag, attrs in parse(data).tags:
+            href = attrs.get("href") if tag in ("a", "link") else None
+            if not href or attrs.get("rel") == "alternate" and tag == "link" or href.startswith(("https://", "mailto:")):
+                continue
+            assert not href.startswith("/"), (path, href)
+            target = urljoin("http://x/" + path, href)
+            parts = urlsplit(target)
+            file = parts.path.lstrip("/") or "index.html"
+            if file in ("changelog.atom", "changelog.json"):
+                continue  # written by the feed stage
+            assert file in site or file.startswith("downloads/"), (path, href)
+            if parts.fragment and file.endswith(".html"):
+                assert parts.fragment in ids[file], (path, href)
+
+
+def test_language_switch_leads_to_the_same_page_in_the_other_language(site):
+    for path, data in html_pages(site).items():
+        if not path.startswith(("sv/", "en/")):
+            continue
+        other = "en" if path.startswith("sv/") else "sv"
+        switches = [a for a in parse(data).find("a") if a.get("hreflang") == other]
+        assert len(switches) == 1, path
+        target = urlsplit(urljoin("http://x/" + path, switches[0]["href"])).path.lstrip("/")
+        assert target == f"{other}/{path[3:]}"
+        assert target in site
+
+
+def test_the_404_page_links_from_the_site_root_on_its_host(site):
+    """A server shows the 404 at any depth, so its links start at the base URL's path, never at another origin."""
+    tree = parse(site["404.html"])
+    assert [a["href"] for a in tree.find("link", rel="stylesheet")] == ["/static/site.css"]
+    assert any(a.get("href") == "/sv/index.html" for a in tree.find("a"))
+    assert not [a for a in tree.find("link") if a.get("hreflang")]
+
+
+def test_root_index_is_the_swedish_overview_linking_to_english(site):
+    tree = parse(site["index.html"])
+    assert tree.find("html")[0]["lang"] == "sv"
+    assert any(a.get("href") == "en/index.html" for a in tree.find("a"))
+    assert any(a.get("href") == "sv/runs/2026-09-02-release.html" for a in tree.find("a"))
+
+
+# --- the overview -------------------------------------------------------------------------
+
+
+def run_row(data: bytes, run_id: str) -> str:
+    return section_text(data, f'<tr id="run-{run_id}">', "</tr>")
+
+
+def test_counts_read_passed_of_observed_in_each_language(site):
+    assert "5 av 6" in run_row(site["sv/index.html"], "2026-09-02-release")
+    assert "5 of 6" in run_row(site["en/index.html"], "2026-09-02-release")
+    assert "%" not in text(site["en/index.html"]).replace("100%", "")
+
+
+def test_not_observed_is_words_without_a_number(site):
+    html = site["en/index.html"].decode()
+    row = html[html.index('<tr id="run-2026-09-02-release">'):]
+    cells = re.findall(r"<td>(.*?)</td>", row[: row.index("</tr>")], re.S)
+    # date, setup, outcome, then the seven measures in order
+    reducer = text(cells[3 + MEASURES.index("REDUCER_SURVIVAL")].encode())
+    assert "Not observed" in reducer
+    assert not re.search(r"\d", reducer)
+    sv_html = site["sv/index.html"].decode()
+    row = sv_html[sv_html.index('<tr id="run-2026-09-02-release">'):]
+    cells = re.findall(r"<td>(.*?)</td>", row[: row.index("</tr>")], re.S)
+    assert "Inte observerat" in text(cells[3 + MEASURES.index("REDUCER_SURVIVAL")].encode())
+
+
+def test_crashed_run_is_listed_without_numbers(site):
+    row = run_row(site["en/index.html"], "2026-09-05-crash")
+    assert "Crashed" in row
+    without_date_and_id = row.replace("Sep 5, 2026", "").replace("2026-09-05-crash", "")
+    assert not re.search(r"\d+ of \d+", without_date_and_id)
+    assert "Avbruten" in run_row(site["sv/index.html"], "2026-09-05-crash")
+
+
+def test_pending_is_distinct_from_pass_and_block_by_word_and_symbol(site):
+    row = run_row(site["en/index.html"], "2026-09-02-release")
+    assert "Awaiting confirmation" in row and "Not passed" in row and "Passed" in row
+    symbols = {state: section_text(site["en/index.html"], f'class="state state-{state}"', "</span>") for state in ("pass", "block", "pending-confirmation")}
+    assert len(set(symbols.values())) == 3
+
+
+def test_runs_are_newest_first_and_older_scorer_is_labelled(site):
+    html = site["en/index.html"].decode()
+    order = [html.index(f'<tr id="run-{r}">') for r in ("2026-09-05-crash", "2026-09-02-release", "2026-08-01-old")]
+    assert order == sorted(order)
+    assert "as measured with scorer v5" in run_row(site["en/index.html"], "2026-08-01-old")
+    assert "as measured with scorer v5" not in run_row(site["en/index.html"], "2026-09-02-release")
+
+
+def test_each_measure_has_a_chart_with_a_text_equivalent(site):
+    tree = parse(site["en/index.html"])
+    charts = tree.find("svg")
+    assert len(charts) == len(MEASURES)
+    for svg in charts:
+        assert svg["role"] == "img" and svg["aria-label"]
+    page = text(site["en/index.html"])
+    assert "2026-08-01-old: 5 of 6" in page
+
+
+def test_a_scorer_change_links_to_its_changelog_row(content_dir, records_dir):
+    records = make_records(records_dir)
+    rows = (
+        _row("2026-09-02", "scorer", "scorer-6", run_id="2026-09-02-release", version=6),
+        _row("2026-08-01", "scorer", "scorer-5", run_id="2026-08-01-old", version=5),
+    )
+    from sitegen.changelog import Changelog
+
+    pages = {p.path: p.data for p in render(records, content_dir, changelog=Changelog(rows))}
+    row = pages["en/index.html"].decode()
+    row = row[row.index('<tr id="run-2026-09-02-release">'):]
+    row = row[: row.index("</tr>")]
+    assert 'href="../en/changelog.html#scorer-6"' in row
+    assert "scorer-5" not in row
+    assert 'id="scorer-6"' in pages["en/changelog.html"].decode()
+    assert "Poängsättning version 6" in text(pages["sv/changelog.html"]) or "version 6" in text(pages["sv/changelog.html"])
+
+
+def _row(date, kind, anchor, **fields):
+    from sitegen.changelog import ChangelogRow
+
+    return ChangelogRow(date=date, kind=kind, anchor=anchor, matching_method=m.MATCHING_METHODS.get(fields.get("version"), None), **fields)
+
+
+# --- run and case pages ------------------------------------------------------------------
+
+
+def test_run_page_links_each_observation_to_its_repetition_and_stage(site):
+    hrefs = links("en/runs/2026-09-02-release.html", site)
+    assert "en/cases/cu/cure-unchecked/2026-09-02-release.html#r2-reviewer" in hrefs
+    assert "en/cases/cu/cure-unchecked/2026-09-02-release.html#r1-report" in hrefs  # a span of repetitions points at its first
+    page = text(site["en/runs/2026-09-02-release.html"])
+    assert "ab" * 32 in page and "structured-identity/whitespace-collapsed/v6" in page
+    assert "passage not pointed at" in page
+    target = site["en/cases/cu/cure-unchecked/2026-09-02-release.html"]
+    assert parse(target).find("section", id="r2-reviewer")
+
+
+def test_case_page_shows_the_document_exactly_with_numbered_lines(site):
+    html = site["en/cases/cu/cure-unchecked/index.html"].decode()
+    tree = parse(site["en/cases/cu/cure-unchecked/index.html"])
+    assert [a["id"] for a in tree.find("li") if a.get("id", "").startswith("L")] == [f"L{n}" for n in range(1, 6)]
+    assert '<span class="text">Läckan är  åtgärdad.</span>' in html  # two spaces kept
+    assert '<span class="text"></span>' in html  # the empty line is still a line
+    hrefs = links("en/cases/cu/cure-unchecked/index.html", site)
+    assert "sv/cases/cu/cure-unchecked/index.html" in hrefs
+    assert "en/cases/ta/tap-sample/index.html" in hrefs  # the pair's twin
+    assert "en/cases/cu/cure-unchecked/2026-09-02-release.html#r2" in hrefs
+
+
+def test_case_run_page_marks_categories_misses_and_the_rerun(site):
+    data = site["en/cases/cu/cure-unchecked/2026-09-02-release.html"]
+    html = data.decode()
+    r2 = html[html.index('id="r2"'):]
+    assert "missed" in r2[: r2.index('id="r2-report"')]
+    assert "not found in the document" in r2[: r2.index('id="r2-report"')]
+    assert 'id="r2-rerun"' in r2 and "GROUNDING only" in text(r2.encode())
+    assert "Läckan  lagad" in r2  # the quote correction, before
+    assert "<mark>Läckan är  åtgärdad.</mark>" in html
+    assert "r1-f1" in section_text(data, 'id="r1-report"', "</section>")  # report trace
+
+
+def test_passage_lines_marks_a_quote_across_whitespace_and_lines():
+    doc = "first\nsecond part\nthird line\nfourth"
+    lines = passage_lines(doc, "part third", None)
+    assert [(l.number, l.before, l.marked, l.after) for l in lines] == [(2, "second ", "part", ""), (3, "", "third", " line")]
+    assert passage_lines(doc, "absent words", (4, 4))[0].marked == "fourth"
+    assert passage_lines(doc, "absent words", None) == ()
+
+
+def test_unpublished_run_appears_nowhere(site, content_dir, records_dir):
+    for path, data in site.items():
+        assert "secret-hidden-run" not in path
+        assert b"secret-hidden-run" not in data, path
+    published = {p.path for p in render(make_records(records_dir, publish_hidden=True), content_dir)}
+    assert "en/runs/secret-hidden-run.html" in published  # the same records, published, do show it
+
+
+# --- untrusted text ------------------------------------------------------------------------
+
+
+class Inert(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.problems = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "iframe", "object", "embed"):
+            self.problems.append(tag)
+        for name, value in attrs:
+            if name.startswith("on"):
+                self.problems.append(f"{tag} {name}")
+            if name in ("href", "src", "action", "xlink:href") and value and re.sub(r"[\x00-\x20]", "", value).lower().startswith(("javascript:", "data:", "vbscript:")):
+                self.problems.append(f"{tag} {name}={value}")
+
+    handle_startendtag = handle_starttag
+
+
+def test_hostile_documents_answers_and_prose_render_inert(site):
+    checked = 0
+    for path, data in html_pages(site).items():
+        parser = Inert()
+        parser.feed(data.decode())
+        assert parser.problems == [], path
+        checked += 1
+    case = site["en/cases/ho/hostile-doc/index.html"].decode()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in case
+    run_page = site["en/cases/ho/hostile-doc/2026-09-02-release.html"].decode()
+    assert "&lt;script&gt;alert(&#34;wording&#34;)&lt;/script&gt;" in run_page
+    method = site["en/method.html"].decode()
+    assert "&lt;script&gt;alert('prose')&lt;/script&gt;" in method
+    assert ">bad</a>" in method and "alert(11)" not in method
+    assert 'href="https://example.org/"' in method
+    assert checked > 10
+
+
+def test_prose_headings_move_one_level_down():
+    prose = render_prose("# Title\n## Part\n### Sub\ntext <b>bold</b>")
+    assert prose.heading == "Title"
+    assert "<h3>Part</h3>" in prose.html and "<h4>Sub</h4>" in prose.html
+    assert "&lt;b&gt;" in prose.html
+
+
+# --- downloads, sitemap, determinism ---------------------------------------------------------
+
+
+def test_downloads_page_shows_size_and_checksum_of_the_exact_bytes(site, records_dir):
+    records = make_records(records_dir)
+    page = site["sv/downloads.html"].decode()
+    for record, name in (("cases.json", "granska-quality-cases.json"), ("results.json", "granska-quality-results.json")):
+        data = records.files[record].data
+        assert hashlib.sha256(data).hexdigest() in page
+        assert name in page
+    assert f"{len(records.files['cases.json'].data)}\u00a0B" in page
+    assert "sha256sum -c --strict SHA256SUMS" in page and "Get-FileHash" in page
+
+
+def test_sitemap_lists_every_page_of_both_languages_absolutely(site):
+    sitemap = site["sitemap.xml"].decode()
+    locs = set(re.findall(r"<loc>(.*?)</loc>", sitemap))
+    expected = {f"https://quality.example.org/{p}" for p in html_pages(site) if p != "404.html"}
+    assert locs == expected
+    assert sitemap.count("<lastmod>2026-09-10</lastmod>") == len(locs)
+
+
+def test_sitemap_has_no_lastmod_without_a_build_date(content_dir, records_dir):
+    pages = {p.path: p.data for p in render(make_records(records_dir), content_dir, build_date="")}
+    assert b"lastmod" not in pages["sitemap.xml"]
+
+
+def test_two_renders_are_byte_identical(site, content_dir, records_dir):
+    again = {p.path: p.data for p in render(make_records(records_dir), content_dir)}
+    assert again == site
+
+
+def test_pages_are_sorted_and_unique(content_dir, records_dir):
+    pages = render(make_records(records_dir), content_dir)
+    paths = [p.path for p in pages]
+    assert paths == sorted(set(paths))
+    assert all(isinstance(p, Page) for p in pages)
+
+
+def test_case_pages_are_sharded_by_the_first_two_characters():
+    assert case_path("tap-sample") == "cases/ta/tap-sample/index.html"
+    assert case_path("tap-sample", "run-1") == "cases/ta/tap-sample/run-1.html"
+
+
+def test_english_renders_with_the_msgids_themselves(content_dir, records_dir):
+    """The English catalog says what the msgids say: rendering without any catalog gives the same English pages."""
+    records = make_records(records_dir)
+    null = {"sv": translations()["sv"], "en": NullTranslations()}
+    plain = {p.path: p.data for p in render(records, content_dir, catalogs=null) if p.path.startswith("en/")}
+    real = {p.path: p.data for p in render(records, content_dir) if p.path.startswith("en/")}
+    assert plain == real
+
+
+@pytest.mark.skipif(not (ROOT / "templates" / "content" / "sv" / "method-intro.md").is_file(), reason="prose not written yet")
+def test_the_bundled_prose_renders(records_dir):
+    records = make_records(records_dir)
+    pages = {p.path: p.data for p in render_pages(
+        records, make_results(records), verdicts=verdicts_for(records), changelog=None,
+        catalogs=translations(), build_date="")}
+    method = text(pages["sv/method.html"])
+    assert "Öppna testfallet tap-sample" in method

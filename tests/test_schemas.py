@@ -1,0 +1,125 @@
+"""The published JSON Schemas are valid draft 2020-12, and a standard validator agrees with the loader about what is valid."""
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from sitegen.errors import RecordsError
+from sitegen.records import load_records
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMAS = REPO / "sitegen" / "schemas"
+SMALL = REPO / "tests" / "data" / "records-small"
+FOLDERS = {"records": REPO / "records", "records-small": SMALL}
+SCHEMA_FILES = sorted(p.name for p in SCHEMAS.glob("*.schema.json"))
+
+
+def schema(name: str) -> dict:
+    return json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+def files_of(folder: Path) -> list[tuple[str, str]]:
+    """(records file, schema name) for every JSON file the folder's configuration names, plus the fixed ones."""
+    config = json.loads((folder / "sitegen.json").read_text(encoding="utf-8"))
+    found = [("sitegen.json", "config"), ("setups.json", "setups"), ("runs.json", "runs"), ("cases.json", "cases")]
+    found += [(name, "answers") for name in config["answers"]]
+    if (folder / "results.json").exists():
+        found.append(("results.json", "results"))
+    return found
+
+
+def errors(name: str, document) -> list[str]:
+    return [e.message for e in Draft202012Validator(schema(name)).iter_errors(document)]
+
+
+def test_the_six_record_schemas_are_shipped():
+    assert SCHEMA_FILES == [f"{n}.schema.json" for n in ("answers", "cases", "config", "results", "runs", "setups")]
+
+
+@pytest.mark.parametrize("filename", SCHEMA_FILES)
+def test_schema_is_valid_draft_2020_12(filename):
+    value = json.loads((SCHEMAS / filename).read_text(encoding="utf-8"))
+    assert value["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(value)
+    assert value.get("additionalProperties") is False, "unknown top-level fields are errors"
+
+
+@pytest.mark.parametrize("folder", sorted(FOLDERS))
+def test_every_records_file_validates_and_loads(folder):
+    root = FOLDERS[folder]
+    load_records(root)  # the loader accepts the folder ...
+    checked = files_of(root)
+    assert {name for name, _ in checked} == {p.name for p in root.glob("*.json")}, "every JSON file has a schema"
+    for name, schema_name in checked:
+        document = json.loads((root / name).read_text(encoding="utf-8"))
+        assert errors(schema_name, document) == [], f"{folder}/{name}"  # ... and so does the standard validator
+        assert document["format"] == schema(schema_name)["properties"]["format"]["const"]
+
+
+def _rename_run(doc, new_id):
+    doc["runs"][0]["id"] = new_id
+
+
+INVALID = {
+    # id: (file, schema, mutation, the code the loader gives)
+    "unknown-field": ("cases.json", "cases", lambda d: d["case_versions"][0].update(colour="blue"), "record.unknown-field"),
+    "unknown-field-deep": ("answers.json", "answers",
+                           lambda d: d["answers"][0]["reviewers"][0]["findings"][0].update(severity=3), "record.unknown-field"),
+    "internal-field": ("cases.json", "cases", lambda d: d["case_versions"][0].update(internal_rule_name="x"), "publish.internal-field"),
+    "wrong-type-integer": ("runs.json", "runs", lambda d: d["runs"][0].update(repetitions="2"), "record.type"),
+    "wrong-type-boolean": ("setups.json", "setups", lambda d: d["setups"][0]["configuration"].update(merge="yes"), "record.type"),
+    "wrong-type-quote": ("answers.json", "answers",
+                         lambda d: d["answers"][0]["reviewers"][0]["findings"][0].update(quote=5), "record.type"),
+    "missing-field": ("runs.json", "runs", lambda d: d["runs"][0].pop("engine_version"), "record.missing-field"),
+    "unsafe-id-slash": ("runs.json", "runs", lambda d: _rename_run(d, "../r1"), "record.unsafe-id"),
+    "unsafe-id-upper": ("runs.json", "runs", lambda d: _rename_run(d, "Run-1"), "record.unsafe-id"),
+    "unsafe-id-space": ("cases.json", "cases", lambda d: d["case_versions"][0].update(id="leak unchecked"), "record.unsafe-id"),
+    "bad-kind": ("cases.json", "cases", lambda d: d["case_versions"][0]["key"]["expected"][0].update(kind="praise"), None),
+    "bad-status": ("runs.json", "runs", lambda d: d["runs"][0].update(status="finished"), None),
+}
+
+
+def _mutated(tmp_path: Path, filename: str, mutate) -> tuple[Path, dict]:
+    root = tmp_path / "records"
+    shutil.copytree(SMALL, root)
+    document = json.loads((root / filename).read_text(encoding="utf-8"))
+    changed = copy.deepcopy(document)
+    mutate(changed)
+    assert changed != document
+    (root / filename).write_text(json.dumps(changed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return root, changed
+
+
+@pytest.mark.parametrize("case", sorted(INVALID))
+def test_what_the_loader_rejects_the_schema_rejects(tmp_path, case):
+    filename, schema_name, mutate, code = INVALID[case]
+    root, document = _mutated(tmp_path, filename, mutate)
+    with pytest.raises(RecordsError) as caught:
+        load_records(root)
+    codes = {d.code for d in caught.value.diagnostics}
+    if code is not None:
+        assert code in codes
+    assert any(d.path.endswith(filename) for d in caught.value.diagnostics)
+    assert errors(schema_name, document), f"jsonschema accepts what the loader refuses ({case})"
+
+
+def test_an_id_with_two_dots_in_a_row_is_refused_by_loader_and_schema(tmp_path):
+    """The record format: ids are lower-case letters, digits, . _ - with no `..` anywhere."""
+    root, document = _mutated(tmp_path, "runs.json", lambda d: _rename_run(d, "r..1"))
+    with pytest.raises(RecordsError) as caught:
+        load_records(root)
+    assert "record.unsafe-id" in {d.code for d in caught.value.diagnostics}
+    assert errors("runs", document)
+
+
+@pytest.mark.parametrize("fixture", ["unknown-field", "wrong-type", "unsafe-id", "missing-field", "internal-field"])
+def test_the_loader_fixtures_that_break_the_schema_break_it_for_jsonschema_too(fixture):
+    folder = REPO / "tests" / "data" / "invalid" / fixture
+    schema_of = dict(files_of(SMALL))
+    (document_path,) = folder.glob("*.json")
+    document = json.loads(document_path.read_text(encoding="utf-8"))
+    assert errors(schema_of[document_path.name], document)

@@ -1,0 +1,184 @@
+"""Writing the site: published bytes copied exactly, SHA256SUMS that coreutils accepts, an atomic swap, and stable bytes."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import sitegen.site as site_module
+from sitegen.errors import PublicationError
+from sitegen.pages import Page
+from sitegen.site import sha256sums, write_site
+
+# Deliberately not canonical JSON: odd spacing, no final newline, non-ASCII, CRLF; a re-serialization would change them.
+RESULTS = b'{"format":"sitegen.results/1",  "runs": [ ]\r\n, "note": "\xc3\xa5\xc3\xa4\xc3\xb6"}'
+CASES = b'{\n    "format": "sitegen.cases/1"\n}'
+SCHEMA = b'{"$schema": "https://json-schema.org/draft/2020-12/schema"}\n'
+PUBLISHED = (("granska-quality-results.json", RESULTS), ("granska-quality-cases.json", CASES), ("schemas/cases.schema.json", SCHEMA))
+PAGES = (Page("index.html", b"<!DOCTYPE html><title>x</title>"), Page("sv/index.html", "<p>Översikt</p>".encode()), Page("static/site.css", b"body{}"))
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_published_files_are_copied_byte_for_byte(tmp_path):
+    out = tmp_path / "site"
+    write_site(PAGES, out, published=PUBLISHED, extra_files=(("changelog.atom", b"<feed/>"),))
+    files = tree(out)
+    assert files["downloads/granska-quality-results.json"] == RESULTS
+    assert files["downloads/granska-quality-cases.json"] == CASES
+    assert files["downloads/schemas/cases.schema.json"] == SCHEMA
+    assert files["sv/index.html"] == "<p>Översikt</p>".encode()
+    assert files["changelog.atom"] == b"<feed/>"
+
+
+def test_sha256sums_is_coreutils_format_sorted_by_name(tmp_path):
+    out = tmp_path / "site"
+    write_site(PAGES, out, published=PUBLISHED)
+    lines = (out / "downloads" / "SHA256SUMS").read_text().splitlines()
+    names = [line.split("  ", 1)[1] for line in lines]
+    assert names == sorted(name for name, _ in PUBLISHED)
+    for line in lines:
+        digest, name = line.split("  ", 1)
+        assert re.fullmatch(r"[0-9a-f]{64}", digest)
+        assert digest == hashlib.sha256(dict(PUBLISHED)[name]).hexdigest()
+
+
+@pytest.mark.skipif(shutil.which("sha256sum") is None, reason="coreutils sha256sum not installed")
+def test_sha256sum_check_passes_and_fails_after_one_byte_changes(tmp_path):
+    out = tmp_path / "site"
+    write_site(PAGES, out, published=PUBLISHED)
+    downloads = out / "downloads"
+    ok = subprocess.run(["sha256sum", "-c", "--strict", "SHA256SUMS"], cwd=downloads, capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert ok.stdout.count(": OK") == len(PUBLISHED)
+    target = downloads / "granska-quality-cases.json"
+    data = bytearray(target.read_bytes())
+    data[3] ^= 0x01
+    target.write_bytes(bytes(data))
+    bad = subprocess.run(["sha256sum", "-c", "--strict", "SHA256SUMS"], cwd=downloads, capture_output=True, text=True)
+    assert bad.returncode != 0
+    assert "granska-quality-cases.json: FAILED" in bad.stdout
+
+
+def test_manifest_lists_every_written_file_with_its_checksum(tmp_path):
+    out = tmp_path / "site"
+    manifest = write_site(PAGES, out, published=PUBLISHED)
+    files = tree(out)
+    assert [f.path for f in manifest.files] == sorted(files)
+    for item in manifest.files:
+        assert item.sha256 == hashlib.sha256(files[item.path]).hexdigest()
+        assert item.size == len(files[item.path])
+
+
+def test_a_failure_while_writing_leaves_the_old_site_byte_identical(tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    write_site(PAGES, out, published=PUBLISHED)
+    before = tree(out)
+    calls = {"n": 0}
+    real = Path.write_bytes
+
+    def failing(self, data):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise OSError("disk full")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", failing)
+    with pytest.raises(OSError, match="disk full"):
+        write_site((Page("index.html", b"new"), *PAGES[1:]), out, published=PUBLISHED)
+    monkeypatch.undo()
+    assert tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no temporary folder left behind
+
+
+def test_a_failed_swap_puts_the_old_site_back(tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    write_site(PAGES, out, published=PUBLISHED)
+    before = tree(out)
+    real = site_module.os.rename
+
+    def rename(src, dst):
+        if ".tmp-" in str(src):
+            raise OSError("rename refused")
+        return real(src, dst)
+
+    monkeypatch.setattr(site_module.os, "rename", rename)
+    with pytest.raises(OSError, match="rename refused"):
+        write_site((Page("index.html", b"new"),), out, published=PUBLISHED)
+    monkeypatch.undo()
+    assert tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_a_successful_write_replaces_the_old_site_entirely(tmp_path):
+    out = tmp_path / "site"
+    write_site((*PAGES, Page("en/gone.html", b"old")), out, published=PUBLISHED)
+    write_site(PAGES, out, published=PUBLISHED)
+    assert "en/gone.html" not in tree(out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_unsafe_or_colliding_paths_are_refused_before_anything_is_written(tmp_path):
+    out = tmp_path / "site"
+    for pages, published in (
+        ((Page("../escape.html", b"x"),), ()),
+        ((Page("/abs.html", b"x"),), ()),
+        ((Page("a.html", b"x"), Page("a.html", b"y")), ()),
+        ((Page("downloads/x.json", b"x"),), (("x.json", b"x"),)),
+        ((), (("SHA256SUMS", b"x"),)),
+    ):
+        with pytest.raises(PublicationError):
+            write_site(pages, out, published=published)
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_writing_twice_gives_identical_bytes(tmp_path):
+    write_site(PAGES, tmp_path / "a", published=PUBLISHED)
+    write_site(tuple(reversed(PAGES)), tmp_path / "b", published=tuple(reversed(PUBLISHED)))
+    assert tree(tmp_path / "a") == tree(tmp_path / "b")
+
+
+def test_sha256sums_of_nothing_is_empty():
+    assert sha256sums(()) == b""
+
+
+# --- the whole site: what the downloads page shows is what was written ----------------------
+
+
+def test_checksums_on_the_downloads_page_equal_the_written_bytes(tmp_path):
+    from test_pages import CONTENT, make_records, make_results, translations, verdicts_for
+
+    from sitegen.pages import render_pages
+    from sitegen.publication import collect_downloads
+
+    content = tmp_path / "content"
+    for lang in ("sv", "en"):
+        (content / lang).mkdir(parents=True)
+        for name, text in CONTENT.items():
+            (content / lang / f"{name}.md").write_text(text, encoding="utf-8")
+        for measure in ("GROUNDING", "CLEAN_CASE_FLAWS", "PROHIBITED_OUTPUT", "QUOTE_FIDELITY", "REDUCER_SURVIVAL",
+                        "INVARIANT_PAIRS", "IDENTICAL_INPUT_STABILITY"):
+            (content / lang / f"measure-{measure}.md").write_text(f"# {measure}\ntext\n", encoding="utf-8")
+    records = make_records(tmp_path)
+    downloads = tuple((d.name, d.data) for d in collect_downloads(records)) + (("schemas/cases.schema.json", SCHEMA),)
+    pages = render_pages(records, make_results(records), verdicts=verdicts_for(records), changelog=None,
+                         catalogs=translations(), build_date="", downloads=downloads, content_dir=content)
+    out = tmp_path / "site"
+    write_site(pages, out, published=downloads)
+    sums = dict(reversed(line.split("  ", 1)) for line in (out / "downloads" / "SHA256SUMS").read_text().splitlines())
+    for lang in ("sv", "en"):
+        page = (out / lang / "downloads.html").read_text(encoding="utf-8")
+        shown = re.findall(r'href="\.\./downloads/([^"]+)" download>.*?<code class="hash">([0-9a-f]{64})</code>', page, re.S)
+        assert shown and len(shown) == len(downloads)
+        for name, digest in shown:
+            assert digest == sums[name] == hashlib.sha256((out / "downloads" / name).read_bytes()).hexdigest()
+    if shutil.which("sha256sum"):
+        assert subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=out / "downloads").returncode == 0
