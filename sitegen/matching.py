@@ -90,17 +90,15 @@ def evidence(ctx: CaseContext, finding: m.Finding, passage: m.Passage | None, me
 
 
 def conditions(ctx: CaseContext, finding: m.Finding, target: m.KeyFinding, method: MatchingMethod) -> tuple[str | None, str | None]:
-    """(evidence, first broken condition) for one finding against one key finding."""
-    found = evidence(ctx, finding, target.passage, method)
+    """(evidence, first broken condition) for one finding against one key finding; evidence is looked at last, being dearest."""
     if finding.kind != target.kind:
-        return found, "kind"
+        return None, "kind"
     if finding.rule not in target.rules:
-        return found, "rule"
+        return None, "rule"
     if finding.missing != target.missing:
-        return found, "missing"
-    if found is None:
-        return None, "evidence"
-    return found, None
+        return None, "missing"
+    found = evidence(ctx, finding, target.passage, method)
+    return (found, None) if found is not None else (None, "evidence")
 
 
 def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: MatchingMethod) -> m.StageVerdict:

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterator, Mapping, NamedTuple
 
 from . import model as m
 from .matching import CaseContext, MatchingMethod, judge_stage
 from .text import collapse
 
 
-@dataclass(frozen=True)
-class Observed:
-    """One observation of one measure, passed ones included; `cases` says which (case version, repetition) it involves."""
+class Observed(NamedTuple):
+    """One observation of one measure, passed ones included; `cases` says which (case version, repetition) it involves.
+
+    A named tuple rather than a dataclass: a large run makes millions of these, and tuples are built several times faster.
+    """
 
     measure: str
     case_version: str

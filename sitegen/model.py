@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 FLAW = "flaw"
 STRENGTH = "strength"
@@ -353,6 +353,7 @@ class RunResult:
 
 
 # --- how each finding of one stage fared, for case pages and `sitegen explain` ---
+# Named tuples (immutable like the dataclasses above): every stage of every answer builds them, so they must be cheap.
 
 MATCHED = "matched"
 DUPLICATE = "duplicate"
@@ -367,8 +368,7 @@ LOCATION = "location"
 NO_EVIDENCE = "absent"  # matched a no-passage expected finding by quoting nothing
 
 
-@dataclass(frozen=True, slots=True)
-class FindingVerdict:
+class FindingVerdict(NamedTuple):
     finding: Finding
     category: str
     key_finding: str | None  # expected/prohibited id it matched, if any
@@ -376,8 +376,7 @@ class FindingVerdict:
     quote_found: bool | None  # None when the finding has no quote
 
 
-@dataclass(frozen=True, slots=True)
-class ExpectedVerdict:
+class ExpectedVerdict(NamedTuple):
     expected: KeyFinding
     finding: str | None  # id of the matched finding
     evidence: str | None
@@ -385,8 +384,7 @@ class ExpectedVerdict:
     closest: str | None  # id of the finding that came closest, if any
 
 
-@dataclass(frozen=True, slots=True)
-class StageVerdict:
+class StageVerdict(NamedTuple):
     """All findings of one stage of one answer, each in exactly one category."""
 
     findings: tuple[FindingVerdict, ...]

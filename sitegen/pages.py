@@ -6,9 +6,10 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import urlsplit
-from typing import Any, Callable, Iterable, Mapping, Sequence
 from xml.etree import ElementTree
+from xml.sax.saxutils import escape
 
 import markdown
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -18,7 +19,6 @@ from markdown.treeprocessors import Treeprocessor
 from sitegen.changelog import Changelog, changed_runs, is_safe_url
 from sitegen.errors import Diagnostic, PublicationError
 from sitegen.formatting import LocaleFormat
-from sitegen.publication import collect_downloads
 from sitegen.model import (
     CRASHED,
     CRASHED_STATE,
@@ -32,6 +32,7 @@ from sitegen.model import (
     RunResult,
     StageVerdict,
 )
+from sitegen.publication import collect_downloads
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
@@ -124,11 +125,28 @@ def render_pages(
     downloads: Sequence[tuple[str, bytes]] | None = None,
     content_dir: Path | None = None,
 ) -> tuple[Page, ...]:
-    """Render all pages of both languages plus the root files, so the writer only has to store bytes.
+    """Render all pages of both languages plus the root files, sorted by path, so the writer only has to store bytes.
 
     `downloads` are the (name under downloads/, bytes) pairs the writer will publish; the downloads page shows
     sizes and checksums of exactly these bytes. Without it, the published records files are listed.
     """
+    pages = iter_pages(records, results, verdicts=verdicts, changelog=changelog, catalogs=catalogs,
+                       build_date=build_date, downloads=downloads, content_dir=content_dir)
+    return tuple(sorted(pages, key=lambda p: p.path))
+
+
+def iter_pages(
+    records: Records,
+    results: Mapping[str, RunResult],
+    *,
+    verdicts: Verdicts,
+    changelog: Changelog | None,
+    catalogs: Mapping[str, Any],
+    build_date: str,
+    downloads: Sequence[tuple[str, bytes]] | None = None,
+    content_dir: Path | None = None,
+) -> Iterator[Page]:
+    """The pages of render_pages one at a time, in a fixed order, so a large site can be written without holding it all."""
     config = records.config
     languages = tuple(config.languages)
     files = tuple((d.name, d.data) for d in collect_downloads(records)) if downloads is None else tuple(downloads)
@@ -139,31 +157,37 @@ def render_pages(
     published = tuple(sorted(records.published_runs, key=lambda r: (r.date, r.id), reverse=True))
     content_root = content_dir or TEMPLATES / "content"
     site = _site_facts(records, results, published, changelog)
-    pages: list[Page] = []
     renderers = {lang: Renderer(lang, catalogs[lang], config=config, languages=languages, build_date=build_date) for lang in languages}
+    examples = {m: (cv if cv in records.case_versions else None) for m, cv in EXAMPLE_CASES.items()}
+    paths: list[str] = []  # for the sitemap; only paths are kept, never the pages
+
+    def keep(page: Page) -> Page:
+        paths.append(page.path)
+        return page
+
     for lang in languages:
         renderer = renderers[lang]
         content = load_content(content_root, lang)
         common = {"site": site, "downloads": listed, "changelog": changelog}
-        pages.append(renderer.page("index.html.j2", "index.html", common))
-        examples = {m: cv for m, cv in EXAMPLE_CASES.items() if cv in records.case_versions}
-        pages.append(renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": {m: examples.get(m) for m in MEASURES}}))
-        pages.append(renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}))
-        pages.append(renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content}))
+        yield keep(renderer.page("index.html.j2", "index.html", common))
+        yield keep(renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": examples}))
+        yield keep(renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}))
+        yield keep(renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content}))
         for run in published:
-            pages.append(renderer.page("run.html.j2", f"runs/{run.id}.html", {**common, "run_view": site.run_views[run.id], "grid": _run_grid(records, run, results.get(run.id))}))
+            grid = _run_grid(records, run, results.get(run.id))
+            yield keep(renderer.page("run.html.j2", f"runs/{run.id}.html", {**common, "run_view": site.run_views[run.id], "grid": grid}))
     default = renderers[config.default_language]
-    pages.append(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))
-    pages.append(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
+    yield keep(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))
+    yield keep(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
     runs_by_case = _runs_by_case(records, published)
     case_states = {run.id: _index_cases(results.get(run.id)) for run in published}
     for cv_id in sorted(records.case_versions):
         bundle = collect_case(records, cv_id, runs_by_case.get(cv_id, ()), case_states, results, verdicts=verdicts)
         for lang in languages:
-            pages.extend(render_case(renderers[lang], bundle))
-    pages.append(Page("static/site.css", (TEMPLATES / "static" / "site.css").read_bytes()))
-    pages.extend(render_sitemap(pages, base_url=config.base_url, build_date=build_date))
-    return tuple(sorted(pages, key=lambda p: p.path))
+            for page in render_case(renderers[lang], bundle):
+                yield keep(page)
+    yield keep(Page("static/site.css", (TEMPLATES / "static" / "site.css").read_bytes()))
+    yield from render_sitemap(paths, base_url=config.base_url, build_date=build_date)
 
 
 # --- one language's templates ----------------------------------------------------
@@ -578,11 +602,9 @@ class _ProseGuard(Treeprocessor):
 # --- sitemap -----------------------------------------------------------------------
 
 
-def render_sitemap(pages: Sequence[Page], *, base_url: str, build_date: str) -> list[Page]:
+def render_sitemap(paths: Iterable[str], *, base_url: str, build_date: str) -> list[Page]:
     """Absolute URLs of every HTML page but the 404; split into parts under an index past the protocol's limit."""
-    from xml.sax.saxutils import escape
-
-    urls = sorted(p.path for p in pages if p.path.endswith(".html") and p.path != "404.html")
+    urls = sorted(p for p in paths if p.endswith(".html") and p != "404.html")
     lastmod = f"<lastmod>{escape(build_date)}</lastmod>" if build_date else ""
 
     def urlset(chunk: Sequence[str]) -> bytes:

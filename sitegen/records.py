@@ -81,10 +81,13 @@ def _read(root: Path, name: str, schema: str, out: _Collector, files: dict[str, 
 def load_records(root: Path | str) -> m.Records:
     """Load and cross-check every records file under root; raise RecordsError listing every problem."""
     # Loading builds millions of small objects that all stay alive; collecting garbage meanwhile only rescans them.
+    # They live as long as the process does, so they are then frozen out of the collector's sight as well.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _load(Path(root))
+        records = _load(Path(root))
+        gc.freeze()
+        return records
     finally:
         if enabled:
             gc.enable()

@@ -13,11 +13,13 @@ def run_crashed(records: m.Records, run: m.Run) -> bool:
     """A run is CRASHED when it, one of its answers, or a rerun that followed failed before the pipeline finished."""
     if run.status != m.COMPLETED:
         return True
-    return any(
-        a.answer.status != m.COMPLETED or (a.rerun is not None and a.rerun.status != m.COMPLETED)
-        for (run_id, _, _), a in records.answers.items()
-        if run_id == run.id
-    )
+    suite = records.suite(run.suite, run.suite_version)
+    for cv in suite.case_versions:
+        for rep in range(1, run.repetitions + 1):
+            a = records.answers[(run.id, cv, rep)]
+            if a.answer.status != m.COMPLETED or (a.rerun is not None and a.rerun.status != m.COMPLETED):
+                return True
+    return False
 
 
 def measure_state(passed: int, observed: int, failed: int, pending: int) -> str:

@@ -8,7 +8,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Sequence
+from typing import Iterable, Mapping, Sequence
 
 from sitegen.errors import Diagnostic, PublicationError
 from sitegen.pages import Page
@@ -39,30 +39,39 @@ class SiteManifest:
 
 
 def write_site(
-    pages: Sequence[Page],
+    pages: Iterable[Page],
     out_dir: Path,
     *,
     published: Sequence[tuple[str, bytes]],
     extra_files: Sequence[tuple[str, bytes]] = (),
 ) -> SiteManifest:
-    """Write pages, extra files and the published bytes (under downloads/, with SHA256SUMS), then swap the folder in."""
+    """Write pages, extra files and the published bytes (under downloads/, with SHA256SUMS), then swap the folder in.
+
+    Pages may come from a generator: each is written as it arrives, so the site never has to fit in memory.
+    """
     out_dir = Path(out_dir)
-    files = _plan(pages, published, extra_files)
+    downloads = tuple(sorted(published))
+    if any(name == SUMS for name, _ in downloads):
+        raise PublicationError([Diagnostic(f"{DOWNLOADS}/{SUMS}", None, None, None, "a published file may not be called SHA256SUMS", "site.duplicate-path")])
     parent = out_dir.parent
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=parent))
     try:
-        for path, data in files:
-            target = tmp / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        manifest = _verify(tmp, files, out_dir)
+        written = _Writer(tmp)
+        for page in pages:
+            written.add(page.path, page.data)
+        for path, data in extra_files:
+            written.add(path, data)
+        for name, data in downloads:
+            written.add(f"{DOWNLOADS}/{name}", data)
+        written.add(f"{DOWNLOADS}/{SUMS}", sha256sums(downloads))
+        _verify_downloads(tmp, written.files)
         os.chmod(tmp, 0o755)  # mkdtemp makes the folder private; a site is meant to be read
         _swap(tmp, out_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return manifest
+    return SiteManifest(str(out_dir), tuple(sorted(written.files.values(), key=lambda f: f.path)))
 
 
 def sha256sums(downloads: Sequence[tuple[str, bytes]]) -> bytes:
@@ -70,27 +79,25 @@ def sha256sums(downloads: Sequence[tuple[str, bytes]]) -> bytes:
     return "".join(f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in sorted(downloads)).encode("utf-8")
 
 
-def _plan(pages: Sequence[Page], published: Sequence[tuple[str, bytes]], extra: Sequence[tuple[str, bytes]]) -> tuple[tuple[str, bytes], ...]:
-    """Every file of the site with its exact bytes, each path checked once; nothing is written before the plan holds."""
-    problems = []
-    downloads = tuple(sorted(published))
-    planned: dict[str, bytes] = {}
-    everything = [(p.path, p.data) for p in pages] + list(extra)
-    everything += [(f"{DOWNLOADS}/{name}", data) for name, data in downloads]
-    everything.append((f"{DOWNLOADS}/{SUMS}", sha256sums(downloads)))
-    for path, data in everything:
+class _Writer:
+    """Writes files below one folder, refusing a path that leaves it or was written before."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.files: dict[str, SiteFile] = {}
+        self.folders: set[Path] = set()
+
+    def add(self, path: str, data: bytes) -> None:
         if not _safe_path(path):
-            problems.append(Diagnostic(path, None, None, None, "not a safe relative path inside the site", "site.unsafe-path"))
-        elif path in planned:
-            problems.append(Diagnostic(path, None, None, None, "two files would be written to the same path", "site.duplicate-path"))
-        else:
-            planned[path] = data
-    names = {name for name, _ in downloads}
-    if SUMS in names:
-        problems.append(Diagnostic(f"{DOWNLOADS}/{SUMS}", None, None, None, "a published file may not be called SHA256SUMS", "site.duplicate-path"))
-    if problems:
-        raise PublicationError(sorted(problems))
-    return tuple(sorted(planned.items()))
+            raise PublicationError([Diagnostic(path, None, None, None, "not a safe relative path inside the site", "site.unsafe-path")])
+        if path in self.files:
+            raise PublicationError([Diagnostic(path, None, None, None, "two files would be written to the same path", "site.duplicate-path")])
+        target = self.root / path
+        if target.parent not in self.folders:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self.folders.add(target.parent)
+        target.write_bytes(data)
+        self.files[path] = SiteFile(path, len(data), hashlib.sha256(data).hexdigest())
 
 
 def _safe_path(path: str) -> bool:
@@ -98,19 +105,14 @@ def _safe_path(path: str) -> bool:
     return bool(parts) and not path.startswith("/") and "\\" not in path and all(p not in ("", ".", "..") for p in parts)
 
 
-def _verify(tmp: Path, files: tuple[tuple[str, bytes], ...], out_dir: Path) -> SiteManifest:
-    """Read every written file back: the checksums the pages show were computed from these bytes before rendering."""
+def _verify_downloads(tmp: Path, files: Mapping[str, SiteFile]) -> None:
+    """Read every download back: the checksums the pages show were computed from these bytes before rendering."""
     problems = []
-    listed = []
-    for path, data in files:
-        written = (tmp / path).read_bytes()
-        digest = hashlib.sha256(written).hexdigest()
-        if digest != hashlib.sha256(data).hexdigest():
+    for path, item in sorted(files.items()):
+        if path.startswith(f"{DOWNLOADS}/") and hashlib.sha256((tmp / path).read_bytes()).hexdigest() != item.sha256:
             problems.append(Diagnostic(path, None, None, None, "the bytes on disk differ from the bytes rendered", "site.write-mismatch"))
-        listed.append(SiteFile(path, len(written), digest))
     if problems:
         raise PublicationError(problems)
-    return SiteManifest(str(out_dir), tuple(listed))
 
 
 def _swap(tmp: Path, out_dir: Path) -> None:
