@@ -229,7 +229,7 @@ class Renderer:
         """
         path = rest if at_root else f"{self.lang}/{rest}"
         # The 404 is served at any depth: its links start from the site's path on its host (same origin, for the CSP).
-        root = urlsplit(self.config.base_url).path or "/" if standalone else "../" * path.count("/")
+        root = (urlsplit(self.config.base_url).path or "/") if standalone else "../" * path.count("/")
         url = self.config.base_url
         html = self.env.get_template(template).render(
             **context,
@@ -241,6 +241,7 @@ class Renderer:
             switch_rest="index.html" if standalone else rest,
             alternates=() if standalone else tuple((lang, f"{url}{lang}/{rest}") for lang in self.languages),
             x_default=f"{url}{self.config.default_language}/{rest}",
+            canonical=None if standalone else f"{url}{self.lang}/{rest}",
         )
         return Page(path, html.encode("utf-8"))
 

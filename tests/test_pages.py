@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import pickle
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -13,8 +14,7 @@ from babel.support import NullTranslations
 
 from sitegen import model as m
 from sitegen.catalogs import load_catalogs
-from sitegen.changelog import build_changelog
-from sitegen.pages import Page, case_path, passage_lines, render_pages, render_prose
+from sitegen.pages import Page, Renderer, case_path, collect_case, iter_pages, passage_lines, render_case, render_pages, render_prose
 from sitegen.scoring import stage_verdict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,6 +98,9 @@ def make_records(folder: Path, *, publish_hidden=False):
             else:
                 a = answer(r.id, "cure-unchecked", rep, [good], rep_report)
             answers[(r.id, "cure-unchecked", rep)] = a
+            praise = finding("r1-p1", kind="strength", missing=False, quote="Läckan är åtgärdad.")
+            answers[(r.id, "cure-unchecked", rep)] = a = answer(r.id, "cure-unchecked", rep, [*a.answer.reviewers[0].findings, praise],
+                                                                rep_report, rerun=a.rerun, corrections=a.answer.quote_corrections)
             answers[(r.id, "tap-sample", rep)] = answer(r.id, "tap-sample", rep, [], ())
             hostile_finding = finding("h1", rule="R-X", missing=False, quote='<img src=x onerror="alert(7)">',
                                       wording='<script>alert("wording")</script><a href="javascript:alert(8)">x</a>')
@@ -453,6 +456,8 @@ def test_case_run_page_marks_categories_misses_and_the_rerun(site):
     assert "Läckan  lagad" in r2  # the quote correction, before
     assert "<mark>Läckan är  åtgärdad.</mark>" in html
     assert "r1-f1" in section_text(data, 'id="r1-report"', "</section>")  # report trace
+    praise = section_text(data, 'id="r1-reviewer-f-r1-p1"', "</tr>")
+    assert "prohibited" in praise and "praise-fixed" in praise
 
 
 def test_passage_lines_marks_a_quote_across_whitespace_and_lines():
@@ -577,3 +582,25 @@ def test_the_bundled_prose_renders(records_dir):
         catalogs=translations(), build_date="")}
     method = text(pages["sv/method.html"])
     assert "Öppna testfallet tap-sample" in method
+
+
+def test_iter_pages_yields_what_render_pages_returns(content_dir, records_dir, site):
+    records = make_records(records_dir)
+    streamed = iter_pages(records, make_results(records), verdicts=verdicts_for(records), changelog=None,
+                          catalogs=translations(), build_date="2026-09-10", content_dir=content_dir)
+    assert {p.path: p.data for p in streamed} == site
+
+
+def test_one_case_version_renders_from_picklable_input(records_dir):
+    """Case pages can be rendered in another process: their input survives pickling and renders the same."""
+    records = make_records(records_dir)
+    published = tuple(r for r in records.runs if r.published)
+    results = make_results(records)
+    states = {r.id: {(c.case_version, c.repetition): c for c in results[r.id].cases} for r in published}
+    bundle = collect_case(records, "cure-unchecked", published, states, results, verdicts=verdicts_for(records))
+    copy = pickle.loads(pickle.dumps(bundle))
+    assert copy == bundle
+    renderer = Renderer("en", translations()["en"], config=records.config, languages=("sv", "en"), build_date="")
+    assert [p.path for p in render_case(renderer, copy)] == [
+        "en/cases/cu/cure-unchecked/index.html", *(f"en/cases/cu/cure-unchecked/{r.id}.html" for r in published)]
+    assert render_case(renderer, copy) == render_case(renderer, bundle)

@@ -125,7 +125,7 @@ def test_a_successful_write_replaces_the_old_site_entirely(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
-def test_unsafe_or_colliding_paths_are_refused_before_anything_is_written(tmp_path):
+def test_unsafe_or_colliding_paths_are_refused_and_leave_nothing_behind(tmp_path):
     out = tmp_path / "site"
     for pages, published in (
         ((Page("../escape.html", b"x"),), ()),
@@ -144,6 +144,12 @@ def test_writing_twice_gives_identical_bytes(tmp_path):
     write_site(PAGES, tmp_path / "a", published=PUBLISHED)
     write_site(tuple(reversed(PAGES)), tmp_path / "b", published=tuple(reversed(PUBLISHED)))
     assert tree(tmp_path / "a") == tree(tmp_path / "b")
+
+
+def test_pages_may_come_from_a_generator(tmp_path):
+    """A large site is streamed: write_site takes pages one at a time."""
+    write_site((page for page in PAGES), tmp_path / "site", published=PUBLISHED)
+    assert tree(tmp_path / "site")["sv/index.html"] == PAGES[1].data
 
 
 def test_sha256sums_of_nothing_is_empty():
