@@ -99,16 +99,20 @@ def schema_files() -> tuple[tuple[str, bytes], ...]:
 
 
 def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None):
-    """All pages and extra files, as bytes in memory: the same input gives the same bytes."""
+    """All pages (a generator: a large site is never held in memory at once) and the extra files; same input, same bytes."""
+    from .comparison import site_comparisons
     from .feed import render_atom, render_changelog_json
-    from .pages import render_pages
+    from .pages import iter_pages
 
     say = progress or (lambda phase, detail="": None)
     records = checked.records
     published = tuple((d.name, d.data) for d in checked.downloads) + schema_files()
+    say("compare", "each published run with the previous comparable one")
+    comparisons = site_comparisons(records)
     say("render", f"{len(records.config.languages)} languages")
-    pages = render_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
-                         catalogs=checked.catalogs, build_date=checked.build_date, downloads=published)
+    pages = iter_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
+                       catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, jobs=jobs,
+                       comparisons=comparisons)
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     extra = (
         ("changelog.atom", render_atom(checked.changelog, base_url=records.config.base_url, title=title, updated=checked.build_date)),
@@ -124,6 +128,14 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
     checked = check_records(Path(records_dir), progress=progress)
     pages, published, extra = render_site(checked, jobs=jobs, progress=progress)
     if progress:
-        progress("write", f"{len(pages)} pages, {len(published)} downloads into {out}")
-    write_site(pages, Path(out), published=published, extra_files=extra)
-    return BuildSummary(Path(out), len(pages), len(published))
+        progress("write", f"{len(published)} downloads and the pages into {out}")
+    manifest = write_site(_counting(pages, progress), Path(out), published=published, extra_files=extra)
+    return BuildSummary(Path(out), sum(1 for f in manifest.files if f.path.endswith(".html")), len(published))
+
+
+def _counting(pages, progress: Progress | None, every: int = 5000):
+    """Pass pages through, saying every so often how many were rendered (long builds only)."""
+    for count, page in enumerate(pages, 1):
+        if progress and count % every == 0:
+            progress("render", f"{count} pages")
+        yield page

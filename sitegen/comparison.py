@@ -113,6 +113,10 @@ def compare_runs(records: m.Records, run_a: str, run_b: str) -> Comparison:
     if seen_a is None or seen_b is None:
         crashed = run_a if seen_a is None else run_b
         raise IncompatibleRunsError(run_a, run_b, (f"run {crashed} is CRASHED (a rerun or answer failed): it has no numbers",))
+    return _compare(records, a, b, seen_a, seen_b)
+
+
+def _compare(records: m.Records, a: m.Run, b: m.Run, seen_a, seen_b) -> Comparison:
     deltas = []
     changes = []
     for measure in m.MEASURES:
@@ -174,8 +178,28 @@ def _show(count: tuple[int, int] | None) -> str:
 
 def previous_comparable(records: m.Records, run: m.Run) -> m.Run | None:
     """The latest earlier published run of the same suite that this run can be compared with, for the run pages."""
-    earlier = [r for r in records.published_runs if (r.date, r.id) < (run.date, run.id) and r.suite == run.suite]
+    earlier = [r for r in records.published_runs if (r.date, r.id) < (run.date, run.id) and r.suite == run.suite
+               and r.status == m.COMPLETED]
     for candidate in sorted(earlier, key=lambda r: (r.date, r.id), reverse=True):
         if not incompatibilities(records, candidate, run):
             return candidate
     return None
+
+
+def site_comparisons(records: m.Records) -> dict[str, Comparison]:
+    """Each published run against the previous comparable published run of its suite, scoring each run once."""
+    comparisons: dict[str, Comparison] = {}
+    observed: dict[str, dict | None] = {}
+    ordered = sorted((r for r in records.published_runs if r.status == m.COMPLETED), key=lambda r: (r.date, r.id))
+    for run in ordered:
+        previous = previous_comparable(records, run)
+        if previous is None:
+            continue
+        for r in (previous, run):
+            if r.id not in observed:
+                observed[r.id] = observe_run(records, r.id)
+        if observed[previous.id] is not None and observed[run.id] is not None:
+            comparisons[run.id] = _compare(records, previous, run, observed[previous.id], observed[run.id])
+        for stale in [k for k in observed if k not in (previous.id, run.id)]:
+            del observed[stale]  # keep at most two runs' observations in memory
+    return comparisons

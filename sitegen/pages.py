@@ -124,6 +124,7 @@ def render_pages(
     build_date: str,
     downloads: Sequence[tuple[str, bytes]] | None = None,
     content_dir: Path | None = None,
+    comparisons: Mapping[str, Any] | None = None,
 ) -> tuple[Page, ...]:
     """Render all pages of both languages plus the root files, sorted by path, so the writer only has to store bytes.
 
@@ -131,7 +132,7 @@ def render_pages(
     sizes and checksums of exactly these bytes. Without it, the published records files are listed.
     """
     pages = iter_pages(records, results, verdicts=verdicts, changelog=changelog, catalogs=catalogs,
-                       build_date=build_date, downloads=downloads, content_dir=content_dir)
+                       build_date=build_date, downloads=downloads, content_dir=content_dir, comparisons=comparisons)
     return tuple(sorted(pages, key=lambda p: p.path))
 
 
@@ -145,8 +146,14 @@ def iter_pages(
     build_date: str,
     downloads: Sequence[tuple[str, bytes]] | None = None,
     content_dir: Path | None = None,
+    jobs: int = 1,
+    comparisons: Mapping[str, Any] | None = None,
 ) -> Iterator[Page]:
-    """The pages of render_pages one at a time, in a fixed order, so a large site can be written without holding it all."""
+    """The pages of render_pages one at a time, in a fixed order, so a large site can be written without holding it all.
+
+    With jobs > 1 the case pages (nearly all of a large site) are rendered in that many forked processes; the order,
+    and so every byte, stays the same as with one.
+    """
     config = records.config
     languages = tuple(config.languages)
     files = tuple((d.name, d.data) for d in collect_downloads(records)) if downloads is None else tuple(downloads)
@@ -175,17 +182,27 @@ def iter_pages(
         yield keep(renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content}))
         for run in published:
             grid = _run_grid(records, run, results.get(run.id))
-            yield keep(renderer.page("run.html.j2", f"runs/{run.id}.html", {**common, "run_view": site.run_views[run.id], "grid": grid}))
+            comparison = (comparisons or {}).get(run.id)
+            yield keep(renderer.page("run.html.j2", f"runs/{run.id}.html",
+                                     {**common, "run_view": site.run_views[run.id], "grid": grid, "comparison": comparison}))
     default = renderers[config.default_language]
     yield keep(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))
     yield keep(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
     runs_by_case = _runs_by_case(records, published)
     case_states = {run.id: _index_cases(results.get(run.id)) for run in published}
-    for cv_id in sorted(records.case_versions):
-        bundle = collect_case(records, cv_id, runs_by_case.get(cv_id, ()), case_states, results, verdicts=verdicts)
-        for lang in languages:
-            for page in render_case(renderers[lang], bundle):
-                yield keep(page)
+    case_ids = sorted(records.case_versions)
+    job = _CaseJob(records, results, verdicts, renderers, languages, runs_by_case, case_states)
+    if jobs <= 1 or len(case_ids) < 2 * CASE_CHUNK:
+        for cv_id in case_ids:
+            yield from map(keep, job.render(cv_id))
+    else:
+        import multiprocessing
+
+        chunks = [case_ids[i : i + CASE_CHUNK] for i in range(0, len(case_ids), CASE_CHUNK)]
+        context = multiprocessing.get_context("fork")  # workers inherit the records instead of unpickling them
+        with context.Pool(processes=jobs, initializer=_start_case_worker, initargs=(job,)) as pool:
+            for pages in pool.imap(_render_case_chunk, chunks):
+                yield from map(keep, pages)
     yield keep(Page("static/site.css", (TEMPLATES / "static" / "site.css").read_bytes()))
     yield from render_sitemap(paths, base_url=config.base_url, build_date=build_date)
 
@@ -448,6 +465,39 @@ class GridCell:
 
 
 # --- case pages ------------------------------------------------------------------
+
+
+CASE_CHUNK = 16  # case versions per task sent to a worker: large enough to amortise, small enough to stream
+
+
+@dataclass(frozen=True)
+class _CaseJob:
+    """What rendering one case version's pages needs; a forked worker inherits it once."""
+
+    records: Records
+    results: Mapping[str, RunResult]
+    verdicts: Verdicts
+    renderers: Mapping[str, "Renderer"]
+    languages: tuple[str, ...]
+    runs_by_case: Mapping[str, tuple[Run, ...]]
+    case_states: Mapping[str, Mapping[tuple[str, int], CaseResult]]
+
+    def render(self, cv_id: str) -> list[Page]:
+        bundle = collect_case(self.records, cv_id, self.runs_by_case.get(cv_id, ()), self.case_states, self.results,
+                              verdicts=self.verdicts)
+        return [page for lang in self.languages for page in render_case(self.renderers[lang], bundle)]
+
+
+_WORKER_JOB: list[_CaseJob] = []  # set once in each forked worker process, never in the parent
+
+
+def _start_case_worker(job: _CaseJob) -> None:
+    _WORKER_JOB.append(job)
+
+
+def _render_case_chunk(case_ids: list[str]) -> list[Page]:
+    job = _WORKER_JOB[0]
+    return [page for cv_id in case_ids for page in job.render(cv_id)]
 
 
 def collect_case(

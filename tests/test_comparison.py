@@ -144,3 +144,45 @@ def test_a_crashed_run_is_refused(capsys):
 def test_an_unknown_run_is_a_usage_error(capsys):
     code, _, err = compare(capsys, RELEASE, "2099-01-01-nothing")
     assert code == 2 and "2099-01-01-nothing" in err and "Traceback" not in err
+
+
+def test_site_compares_each_run_with_the_previous_comparable_one(records):
+    from sitegen.comparison import site_comparisons
+
+    found = site_comparisons(records)
+    # the v1 baseline has no earlier run; nightly's only predecessor was scored with another scorer and has one stage
+    assert "2026-08-18-v1-baseline" not in found and "2026-09-02-nightly" not in found
+    assert found["2026-09-16-release"].run_a == "2026-09-02-nightly"
+    assert found["2026-10-01-engine-change"].run_a == "2026-09-16-release"
+    assert "2026-10-08-nightly" not in found  # crashed: nothing to compare
+    release = found["2026-09-16-release"]
+    assert release.regressions == compare_runs(records, "2026-09-02-nightly", "2026-09-16-release").regressions
+
+
+def test_run_page_lists_the_regressions_with_links_to_the_cases(tmp_path):
+    from html.parser import HTMLParser
+
+    out = tmp_path / "site"
+    assert main(["build", "--records", str(RECORDS), "--out", str(out), "--quiet"]) == 0
+    page = (out / "en" / "runs" / "2026-09-16-release.html").read_text(encoding="utf-8")
+    assert 'id="comparison-heading"' in page and 'id="regressions"' in page
+    section = page[page.index('id="regressions"'):]
+
+    class Links(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.hrefs = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "a":
+                self.hrefs.append(dict(attrs)["href"])
+
+    parser = Links()
+    parser.feed(section.split("</section>")[0])
+    assert "../../en/cases/cu/cure-unchecked/2026-09-16-release.html#r2-reviewer" in parser.hrefs
+    for href in parser.hrefs:
+        target = (out / "en" / "runs" / href.split("#")[0]).resolve()
+        assert target.is_file(), href
+    # the earliest run of a scorer has nothing comparable before it: no comparison section
+    first = (out / "en" / "runs" / "2026-08-18-v1-baseline.html").read_text(encoding="utf-8")
+    assert 'id="comparison-heading"' not in first
