@@ -15,7 +15,7 @@ from .matching import CaseContext, judge_stage, method_for
 from .publication import Download, collect_downloads, unpublished_mentions
 from .records import load_records
 from .results import read_results, verify_results
-from .scoring import score_run
+from .comparison import score_and_compare
 
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 
@@ -39,6 +39,7 @@ class Checked:
     changelog: object
     catalogs: object
     build_date: str
+    comparisons: dict = None  # run id -> Comparison with the previous comparable run
 
 
 def build_date(records: m.Records, environ=os.environ) -> str:
@@ -53,7 +54,7 @@ def build_date(records: m.Records, environ=os.environ) -> str:
     return dates[-1] if dates else "1970-01-01"
 
 
-def check_records(records_dir: Path, *, progress: Progress | None = None) -> Checked:
+def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: int = 1) -> Checked:
     """Load, validate, verify results, check publication rules, build the changelog and the catalogs; raise on any problem."""
     from .catalogs import load_catalogs
     from .changelog import build_changelog
@@ -66,8 +67,9 @@ def check_records(records_dir: Path, *, progress: Progress | None = None) -> Che
         raise PublicationError([Diagnostic(str(Path(records_dir) / "results.json"), None, None, None,
                                            "no results record; run `sitegen score --all` first", "results.missing")])
     results = read_results(records.results_json, path=str(Path(records_dir) / "results.json"))
-    say("verify", f"re-scoring {len(records.published_runs)} published runs")
-    verify_results(records, results, score_run)
+    say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
+    fresh, comparisons = score_and_compare(records, jobs=jobs)
+    verify_results(records, results, fresh)
     downloads = collect_downloads(records)
     leaks = unpublished_mentions(records, downloads)
     if leaks:
@@ -75,7 +77,7 @@ def check_records(records_dir: Path, *, progress: Progress | None = None) -> Che
     say("changelog", "")
     changelog = build_changelog(records)
     catalogs = load_catalogs(LOCALES, records.config.languages)
-    return Checked(records, results, downloads, changelog, catalogs, build_date(records))
+    return Checked(records, results, downloads, changelog, catalogs, build_date(records), comparisons)
 
 
 def verdict_source(records: m.Records):
@@ -100,19 +102,16 @@ def schema_files() -> tuple[tuple[str, bytes], ...]:
 
 def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None):
     """All pages (a generator: a large site is never held in memory at once) and the extra files; same input, same bytes."""
-    from .comparison import site_comparisons
     from .feed import render_atom, render_changelog_json
     from .pages import iter_pages
 
     say = progress or (lambda phase, detail="": None)
     records = checked.records
     published = tuple((d.name, d.data) for d in checked.downloads) + schema_files()
-    say("compare", "each published run with the previous comparable one")
-    comparisons = site_comparisons(records)
     say("render", f"{len(records.config.languages)} languages")
     pages = iter_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
                        catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, jobs=jobs,
-                       comparisons=comparisons)
+                       comparisons=checked.comparisons or {})
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     extra = (
         ("changelog.atom", render_atom(checked.changelog, base_url=records.config.base_url, title=title, updated=checked.build_date)),
@@ -125,7 +124,7 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
     """Check everything, render everything, then replace `out` in one swap; a failure leaves `out` untouched."""
     from .site import write_site
 
-    checked = check_records(Path(records_dir), progress=progress)
+    checked = check_records(Path(records_dir), progress=progress, jobs=jobs)
     pages, published, extra = render_site(checked, jobs=jobs, progress=progress)
     if progress:
         progress("write", f"{len(published)} downloads and the pages into {out}")

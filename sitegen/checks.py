@@ -44,7 +44,7 @@ def run_checks(records_dir: Path) -> CheckOutcome:
     from .publication import collect_downloads, unpublished_mentions
     from .records import load_records
     from .results import read_results, verify_results
-    from .scoring import score_run
+    from .comparison import score_and_compare
     from .build import LOCALES
 
     lines: list[str] = []
@@ -76,7 +76,8 @@ def run_checks(records_dir: Path) -> CheckOutcome:
         if records.results_json is None:
             raise SitegenError("no results record; run `sitegen score --all`")
         state["results"] = read_results(records.results_json)
-        verify_results(records, state["results"], score_run)
+        fresh, state["comparisons"] = score_and_compare(records)
+        verify_results(records, state["results"], fresh)
 
     def changelog():
         state["changelog"] = build_changelog(records)
@@ -102,7 +103,7 @@ def run_checks(records_dir: Path) -> CheckOutcome:
         from .catalogs import load_catalogs
 
         checked = Checked(records, state["results"], state["downloads"], state["changelog"],
-                          load_catalogs(LOCALES, records.config.languages), build_date(records))
+                          load_catalogs(LOCALES, records.config.languages), build_date(records), state["comparisons"])
         first = _tree_digest(_site_files(*render_site(checked)))
         with tempfile.TemporaryDirectory(prefix="sitegen-check-") as tmp:
             env = dict(os.environ, PYTHONHASHSEED="12345", TZ="Pacific/Chatham", LC_ALL="C", LANG="C")

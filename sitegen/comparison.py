@@ -186,20 +186,63 @@ def previous_comparable(records: m.Records, run: m.Run) -> m.Run | None:
     return None
 
 
-def site_comparisons(records: m.Records) -> dict[str, Comparison]:
-    """Each published run against the previous comparable published run of its suite, scoring each run once."""
+def _compatibility(records: m.Records, run: m.Run) -> tuple:
+    """Runs with equal keys can be compared (see incompatibilities); only the latest of each key is kept in memory."""
+    return (run.suite, run.suite_version, run.scorer_version, run.matching_method, run.assessment_version, run.policy,
+            len(records.stages(run)))
+
+
+def score_and_compare(records: m.Records, *, jobs: int = 1) -> tuple[dict[str, m.RunResult], dict[str, Comparison]]:
+    """Score every published run once (its results, for verification) and compare it with the previous comparable run.
+
+    Runs are taken by date; the observations of only the latest run of each compatibility key are kept, so memory
+    holds a few runs' observations, not all. With jobs > 1 the runs are scored in forked processes, in the same order.
+    """
+    ordered = sorted(records.published_runs, key=lambda r: (r.date, r.id))
+    results: dict[str, m.RunResult] = {}
     comparisons: dict[str, Comparison] = {}
-    observed: dict[str, dict | None] = {}
-    ordered = sorted((r for r in records.published_runs if r.status == m.COMPLETED), key=lambda r: (r.date, r.id))
-    for run in ordered:
-        previous = previous_comparable(records, run)
-        if previous is None:
+    latest: dict[tuple, tuple[m.Run, dict]] = {}
+    for run, result, observed in _scored(records, ordered, jobs):
+        results[run.id] = result
+        if observed is None:
             continue
-        for r in (previous, run):
-            if r.id not in observed:
-                observed[r.id] = observe_run(records, r.id)
-        if observed[previous.id] is not None and observed[run.id] is not None:
-            comparisons[run.id] = _compare(records, previous, run, observed[previous.id], observed[run.id])
-        for stale in [k for k in observed if k not in (previous.id, run.id)]:
-            del observed[stale]  # keep at most two runs' observations in memory
-    return comparisons
+        key = _compatibility(records, run)
+        if key in latest:
+            previous, seen = latest[key]
+            comparisons[run.id] = _compare(records, previous, run, seen, observed)
+        latest[key] = (run, observed)
+    return results, comparisons
+
+
+def _scored(records: m.Records, runs: list[m.Run], jobs: int):
+    if jobs <= 1 or len(runs) <= 1:
+        for run in runs:
+            yield (run, *_score_one(records, run.id))
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")  # workers inherit the records instead of unpickling them
+    with context.Pool(processes=jobs, initializer=_WORKER.append, initargs=(records,)) as pool:
+        for run, scored in zip(runs, pool.imap(_score_in_worker, [r.id for r in runs])):
+            yield (run, *scored)
+
+
+_WORKER: list[m.Records] = []  # filled once in each forked worker, never in the parent
+
+
+def _score_in_worker(run_id: str):
+    return _score_one(_WORKER[0], run_id)
+
+
+def _score_one(records: m.Records, run_id: str):
+    from .scoring import aggregate_observed, observe_run, score_run
+
+    observed = observe_run(records, run_id)
+    if observed is None:
+        return score_run(records, run_id), None
+    return aggregate_observed(records, run_id, observed), {k: list(v) for k, v in observed.items()}
+
+
+def site_comparisons(records: m.Records) -> dict[str, Comparison]:
+    """Each published run against the previous comparable published run of its suite."""
+    return score_and_compare(records)[1]

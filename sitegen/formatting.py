@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from decimal import ROUND_HALF_UP, Decimal
 
 from babel import Locale
@@ -35,7 +36,7 @@ class LocaleFormat:
         """Write a count with the locale's group separator (sv: 12 345 with U+00A0, en: 12,345)."""
         if isinstance(n, bool) or not isinstance(n, int):
             raise TypeError(f"number() takes an int, not {type(n).__name__}; use decimal() for fractions")
-        return format_decimal(n, locale=self.locale)
+        return _count(self.locale, n)
 
     def decimal(self, x: int | float | Decimal, digits: int) -> str:
         """Write a number with exactly `digits` decimals, rounding halves away from zero as readers expect."""
@@ -83,3 +84,9 @@ def _to_decimal(x: int | float | Decimal) -> Decimal:
             raise ValueError(f"cannot format {x!r}")
         return Decimal(str(x))
     return Decimal(x)
+
+
+@lru_cache(maxsize=65536)
+def _count(locale: str, n: int) -> str:
+    """Counts repeat on every page (1 of 1, 2 of 3): Babel formats each once per locale."""
+    return format_decimal(n, locale=locale)

@@ -226,7 +226,7 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        env.install_gettext_translations(translations, newstyle=True)
+        env.install_gettext_translations(_RememberedTranslations(translations), newstyle=True)
         env.globals.update(
             fmt=LocaleFormat(lang),
             lang=lang,
@@ -261,6 +261,39 @@ class Renderer:
             canonical=None if standalone else f"{url}{self.lang}/{rest}",
         )
         return Page(path, html.encode("utf-8"))
+
+
+class _RememberedTranslations:
+    """A catalog's answers remembered: every page asks for the same few hundred strings, thousands of pages over."""
+
+    def __init__(self, translations: Any):
+        self._translations = translations
+        self._singular: dict[tuple, str] = {}
+        self._plural: dict[tuple, str] = {}
+
+    def gettext(self, message: str) -> str:
+        key = (None, message)
+        if key not in self._singular:
+            self._singular[key] = self._translations.gettext(message)
+        return self._singular[key]
+
+    def pgettext(self, context: str, message: str) -> str:
+        key = (context, message)
+        if key not in self._singular:
+            self._singular[key] = self._translations.pgettext(context, message)
+        return self._singular[key]
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        key = (None, singular, plural, n)
+        if key not in self._plural:
+            self._plural[key] = self._translations.ngettext(singular, plural, n)
+        return self._plural[key]
+
+    def npgettext(self, context: str, singular: str, plural: str, n: int) -> str:
+        key = (context, singular, plural, n)
+        if key not in self._plural:
+            self._plural[key] = self._translations.npgettext(context, singular, plural, n)
+        return self._plural[key]
 
 
 class Memo(dict):

@@ -120,8 +120,8 @@ def _first_difference(a, b, pointer):
     return pointer, a, b
 
 
-def verify_results(records: m.Records, recorded: Mapping[str, m.RunResult], score) -> None:
-    """Every published run must be in the record, and re-scoring each with its own scorer version must reproduce it."""
+def verify_results(records: m.Records, recorded: Mapping[str, m.RunResult], fresh: Mapping[str, m.RunResult]) -> None:
+    """Every published run must be in the record, and its fresh scoring (with its own scorer version) must reproduce it."""
     source = records.files.get("results.json")
     path = source.path if source else "results.json"
     doc = parse_json(path, records.results_json)[0] if records.results_json is not None else None
@@ -142,8 +142,7 @@ def verify_results(records: m.Records, recorded: Mapping[str, m.RunResult], scor
                                f"run {run.id} was scored with scorer v{recorded[run.id].scorer_version}, but runs.json names "
                                f"v{run.scorer_version}", "results.scorer-version"))
             continue
-        fresh = score(records, run.id)
-        difference = compare_result(recorded[run.id], fresh)
+        difference = compare_result(recorded[run.id], fresh[run.id])
         if difference is not None:
             problems.append(at(f"/runs/{index[run.id]}{difference.pointer}",
                                f"recorded results of run {run.id} differ from a fresh scoring: recorded {difference.recorded}, "

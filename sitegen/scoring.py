@@ -50,7 +50,7 @@ def score_run(records: m.Records, run_id: str, *, scorer_version: int | None = N
     if run_crashed(records, run):
         return m.RunResult(run.id, version, method.id, m.CRASHED_STATE, (), (), ())
     judged = judge_run(records, run, method)
-    return _aggregate(run, version, method.id, judged, observe(judged))
+    return _aggregate(run, version, method.id, judged.case_versions, observe(judged))
 
 
 def observe(judged) -> dict[str, list[Observed]]:
@@ -66,7 +66,15 @@ def observe_run(records: m.Records, run_id: str) -> dict[str, list[Observed]] | 
     return observe(judge_run(records, run, method_for(run.scorer_version)))
 
 
-def _aggregate(run: m.Run, version: int, method_id: str, judged, observed: dict[str, list[Observed]]) -> m.RunResult:
+def aggregate_observed(records: m.Records, run_id: str, observed: dict[str, list[Observed]]) -> m.RunResult:
+    """The RunResult of observations already made (by observe_run), so a run need not be scored twice."""
+    run = records.run(run_id)
+    suite = records.suite(run.suite, run.suite_version)
+    return _aggregate(run, run.scorer_version, m.MATCHING_METHODS[run.scorer_version],
+                      tuple(records.case_versions[cv] for cv in suite.case_versions), observed)
+
+
+def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed: dict[str, list[Observed]]) -> m.RunResult:
     measures = []
     observations: list[m.Observation] = []
     per_case: dict[tuple[str, int], dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
@@ -90,7 +98,7 @@ def _aggregate(run: m.Run, version: int, method_id: str, judged, observed: dict[
             passed, total, counts[m.FAILED], counts[m.PENDING], counts[m.DISMISSED],
         ))
     cases = []
-    for cv in judged.case_versions:
+    for cv in case_versions:
         for rep in range(1, run.repetitions + 1):
             tallies = per_case.get((cv.id, rep), {})
             flags = case_flags.get((cv.id, rep), set())
