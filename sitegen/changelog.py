@@ -14,7 +14,6 @@ Decisions:
 
 from __future__ import annotations
 
-import html as htmllib
 import re
 import shlex
 from dataclasses import dataclass, replace
@@ -22,13 +21,12 @@ from html.parser import HTMLParser
 from pathlib import PurePosixPath
 from typing import Mapping
 
-import markdown
-from markdown.extensions import Extension
-from markdown.treeprocessors import Treeprocessor
 from markupsafe import Markup
 
 from sitegen.entries import PLACEHOLDER_SENTENCE, PLACEHOLDER_SOURCE, assessment_key, report_key, scorer_key
 from sitegen.errors import Diagnostic, PublicationError
+from sitegen.markup import is_safe_url  # noqa: F401 - part of this module's interface for the templates
+from sitegen.markup import render_markdown as _render_markdown
 from sitegen.model import Entry, Records
 
 SETUP = "setup"
@@ -249,40 +247,11 @@ def _anchor(text: str) -> str:
 
 
 # Link targets allowed in entries; anything else with a scheme (javascript:, data:, vbscript:) is dropped.
-SAFE_SCHEMES = ("http", "https", "mailto")
 
 
 def render_markdown(text: str) -> Markup:
-    """Render trusted-but-unchecked Markdown with raw HTML escaped and unsafe link targets removed."""
-    md = markdown.Markdown(extensions=[_SafeExtension()], output_format="html")
-    return Markup(md.convert(text))
-
-
-def is_safe_url(url: str) -> bool:
-    """Whether a browser would follow `url` to an http(s)/mailto target or a relative one, never to script."""
-    # Browsers decode entities and ignore whitespace and control characters before reading the scheme.
-    decoded = re.sub(r"[\x00-\x20\x7f]+", "", htmllib.unescape(url)).lower()
-    scheme = re.match(r"([^/?#]*):", decoded)
-    return scheme is None or scheme.group(1) in SAFE_SCHEMES
-
-
-class _SafeExtension(Extension):
-    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 - Markdown's API name
-        # Without these two, raw HTML blocks and inline tags are passed through untouched;
-        # with them gone, tags are escaped like any other text.
-        md.preprocessors.deregister("html_block")
-        md.inlinePatterns.deregister("html")
-        # After 'inline' (20), which creates the links, and before 'prettify' (10).
-        md.treeprocessors.register(_SafeLinks(md), "safe_links", 15)
-
-
-class _SafeLinks(Treeprocessor):
-    def run(self, root) -> None:
-        for element in root.iter():
-            for attribute in ("href", "src"):
-                value = element.get(attribute)
-                if value is not None and not is_safe_url(value):
-                    del element.attrib[attribute]
+    """Render an entry's Markdown: raw HTML escaped and unsafe link targets removed (see sitegen.markup)."""
+    return _render_markdown(text)
 
 
 class _Text(HTMLParser):

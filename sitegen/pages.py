@@ -8,15 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import urlsplit
-from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
-import markdown
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from markdown.extensions import Extension
-from markdown.treeprocessors import Treeprocessor
 
-from sitegen.changelog import Changelog, changed_runs, is_safe_url
+from sitegen.changelog import Changelog, changed_runs
+from sitegen.markup import render_markdown
 from sitegen.errors import Diagnostic, PublicationError
 from sitegen.formatting import LocaleFormat
 from sitegen.model import (
@@ -659,28 +656,7 @@ def render_prose(text: str) -> Prose:
     lines = text.split("\n")
     if lines and lines[0].startswith("# "):
         heading, text = lines[0][2:].strip(), "\n".join(lines[1:])
-    md = markdown.Markdown(extensions=["tables", "def_list", _SafeMarkdown()], output_format="html")
-    return Prose(heading, md.convert(text))
-
-
-class _SafeMarkdown(Extension):
-    """Python-Markdown passes raw HTML and javascript: links through; this escapes the one and drops the other."""
-
-    def extendMarkdown(self, md: markdown.Markdown) -> None:
-        md.preprocessors.deregister("html_block")
-        md.inlinePatterns.deregister("html")
-        md.treeprocessors.register(_ProseGuard(md), "sitegen-guard", 0)
-
-
-class _ProseGuard(Treeprocessor):
-    def run(self, root: ElementTree.Element) -> None:
-        for element in root.iter():
-            if len(element.tag) == 2 and element.tag[0] == "h" and element.tag[1].isdigit():
-                element.tag = f"h{min(int(element.tag[1]) + 1, 6)}"
-            for attribute in ("href", "src"):
-                value = element.get(attribute)
-                if value is not None and not is_safe_url(value):
-                    del element.attrib[attribute]
+    return Prose(heading, str(render_markdown(text, extensions=("tables", "def_list"), shift_headings=1)))
 
 
 # --- sitemap -----------------------------------------------------------------------

@@ -16,7 +16,7 @@ PHASES = (
     ("score", {"scoring"}),
     # the results record, and the read-only questions asked of scored runs (compare, explain, release-check)
     ("results", {"results", "comparison", "explanation", "release", "publication"}),
-    ("changelog", {"changelog"}),
+    ("changelog", {"changelog", "markup"}),
     ("render", {"pages", "feed", "formatting", "catalogs"}),
     ("write", {"site"}),
     ("build", {"build", "checks", "serving"}),

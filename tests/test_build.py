@@ -307,3 +307,33 @@ def test_sha256sum_checks_the_downloads_and_catches_one_flipped_byte(bundled_sit
     bad = subprocess.run(["sha256sum", "-c", "--strict", "SHA256SUMS"], cwd=copy, capture_output=True, text=True)
     assert bad.returncode != 0
     assert "granska-quality-results.json: FAILED" in bad.stdout
+
+
+def test_no_page_shows_a_percentage(bundled_site):
+    """Counts are "passed of observed", never turned into percentages (repetitions are not independent)."""
+    import re
+    from html.parser import HTMLParser
+
+    class Text(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.parts = []
+            self.skip = 0
+
+        def handle_starttag(self, tag, attrs):
+            self.skip += tag in ("style", "script")
+
+        def handle_endtag(self, tag):
+            self.skip -= tag in ("style", "script")
+
+        def handle_data(self, data):
+            if not self.skip:
+                self.parts.append(data)
+
+    pages = list(bundled_site.rglob("*.html"))
+    assert len(pages) > 100
+    for page in pages:
+        parser = Text()
+        parser.feed(page.read_text(encoding="utf-8"))
+        text = " ".join(parser.parts)
+        assert not re.search(r"\d\s*(%|procent|percent)", text), page
