@@ -124,12 +124,13 @@ def _load(root: Path) -> m.Records:
         run_index = {r.id: r for r in runs}
         suite_index = {(s.id, s.version): s for s in suites}
         all_read = True
+        shared = _Shared()
         for name in config.answers:
             # one answers file at a time: its parsed JSON is dropped before the next is read
             doc = _read(root, name, "answers", out, files, internal=internal if name in published_names else frozenset())
             if doc is not None:
                 _answers(doc, name, out, answers, runs=run_index, suites=suite_index, case_versions=case_versions,
-                         setups=setups, published=name in published_names)
+                         setups=setups, published=name in published_names, shared=shared)
             all_read = all_read and doc is not None
             del doc
         if all_read:  # a file that could not be read would make every run it holds look incomplete
@@ -348,18 +349,28 @@ def _check_date(doc: JsonText, pointer: str, value: str, out: _Collector) -> Non
 _KINDS = {m.FLAW: m.FLAW, m.STRENGTH: m.STRENGTH}
 
 
-def _finding(raw: dict, trace: bool) -> m.Finding:
+class _Shared(dict):
+    """One copy of each repeated value: the same quote, wording or span recurs in every repetition and run."""
+
+    def one(self, value):
+        return self.setdefault(value, value)
+
+
+def _finding(raw: dict, trace: bool, shared: _Shared) -> m.Finding:
     location = raw["location"]
     intern = sys.intern  # ids and rule names repeat across hundreds of thousands of answers
+    quote = raw["quote"]
     return m.Finding(
         id=intern(raw["id"]), kind=_KINDS[raw["kind"]], rule=intern(raw["rule"]),
-        supporting_rules=tuple(intern(x) for x in raw["supporting_rules"]) if raw["supporting_rules"] else (),
-        missing=raw["missing"], quote=raw["quote"], location=tuple(location["lines"]) if location else None,
-        wording=raw["wording"], trace=tuple(intern(x) for x in raw["trace"]) if trace and raw["trace"] else (),
+        supporting_rules=shared.one(tuple(intern(x) for x in raw["supporting_rules"])) if raw["supporting_rules"] else (),
+        missing=raw["missing"], quote=shared.one(quote) if quote is not None else None,
+        location=shared.one(tuple(location["lines"])) if location else None,
+        wording=shared.one(raw["wording"]),
+        trace=shared.one(tuple(intern(x) for x in raw["trace"])) if trace and raw["trace"] else (),
     )
 
 
-def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: _Collector, *, merge: bool | None) -> m.EngineAnswer:
+def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: _Collector, *, merge: bool | None, shared: _Shared) -> m.EngineAnswer:
     # pointers are spelled out only when something is wrong: this runs for every answer of every run
     ids: dict[str, str] = {}
     reviewers = []
@@ -380,7 +391,7 @@ def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: _Collector, *, m
             if location and location["lines"][0] > location["lines"][1]:
                 out.at(doc, f"{pointer}/reviewers/{r_index}/findings/{f_index}/location/lines",
                        "a location's first line comes after its last line", "record.line-span")
-            findings.append(_finding(f, False))
+            findings.append(_finding(f, False, shared))
         reviewers.append(m.Reviewer(sys.intern(reviewer["id"]), tuple(findings)))
     reviewer_finding_ids = set(ids)
     for c_index, correction in enumerate(raw["quote_corrections"]):
@@ -406,7 +417,7 @@ def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: _Collector, *, m
             if location and location["lines"][0] > location["lines"][1]:
                 out.at(doc, f"{pointer}/report/findings/{f_index}/location/lines",
                        "a location's first line comes after its last line", "record.line-span")
-            report_findings.append(_finding(f, True))
+            report_findings.append(_finding(f, True, shared))
         report = tuple(report_findings)
     if merge is not None and raw["status"] == m.COMPLETED:
         if merge and report is None:
@@ -418,7 +429,7 @@ def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: _Collector, *, m
 
 
 def _answers(doc: JsonText, name: str, out: _Collector, answers: dict, *, runs: dict, suites: dict, case_versions: dict,
-             setups: dict, published: bool) -> None:
+             setups: dict, published: bool, shared: _Shared) -> None:
     for index, a in enumerate(doc.value["answers"]):
         pointer = f"/answers/{index}"
         run = runs.get(a["run"])
@@ -447,10 +458,10 @@ def _answers(doc: JsonText, name: str, out: _Collector, answers: dict, *, runs: 
         if run.status == m.COMPLETED and a["status"] != m.COMPLETED:
             out.at(doc, f"{pointer}/status", f"run {run.id} completed, so its answers must be completed; mark the run crashed instead",
                    "record.crashed-answer")
-        answer = _engine_answer(doc, pointer, a, out, merge=merge)
+        answer = _engine_answer(doc, pointer, a, out, merge=merge, shared=shared)
         rerun = None
         if a["rerun"] is not None:
-            rerun = _engine_answer(doc, f"{pointer}/rerun", a["rerun"], out, merge=merge)
+            rerun = _engine_answer(doc, f"{pointer}/rerun", a["rerun"], out, merge=merge, shared=shared)
         answers[key] = m.Answer(a["run"], a["case_version"], a["repetition"], answer, rerun, name)
 
 

@@ -16,8 +16,47 @@ FORMAT = "sitegen.results/1"
 
 
 def canonical_json(value: object) -> bytes:
-    """Sorted keys, two-space indent, UTF-8, final newline: diffs well in review, same bytes every time."""
-    return (json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    """Sorted keys, two-space indent, UTF-8, final newline; an object or array holding only scalars stays on one line.
+
+    One observation per line diffs well in review and keeps a large record a third of the size of one value per line.
+    """
+    parts: list[str] = []
+    _encode(value, "", parts)
+    parts.append("\n")
+    return "".join(parts).encode("utf-8")
+
+
+def _scalar(value: object) -> bool:
+    return not isinstance(value, (dict, list))
+
+
+def _encode(value: object, indent: str, out: list[str]) -> None:
+    if isinstance(value, dict):
+        if not value:
+            out.append("{}")
+        elif all(_scalar(v) for v in value.values()):
+            out.append(json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": ")))
+        else:
+            inner = indent + "  "
+            out.append("{")
+            for index, key in enumerate(sorted(value)):
+                out.append(("," if index else "") + "\n" + inner + json.dumps(key, ensure_ascii=False) + ": ")
+                _encode(value[key], inner, out)
+            out.append("\n" + indent + "}")
+    elif isinstance(value, list):
+        if not value:
+            out.append("[]")
+        elif all(_scalar(v) for v in value):
+            out.append(json.dumps(value, ensure_ascii=False, separators=(", ", ": ")))
+        else:
+            inner = indent + "  "
+            out.append("[")
+            for index, item in enumerate(value):
+                out.append(("," if index else "") + "\n" + inner)
+                _encode(item, inner, out)
+            out.append("\n" + indent + "]")
+    else:
+        out.append(json.dumps(value, ensure_ascii=False))
 
 
 def result_to_json(result: m.RunResult) -> dict:
