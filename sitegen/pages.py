@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import urlsplit
@@ -576,8 +577,12 @@ def render_case(renderer: Renderer, bundle: CaseInput) -> list[Page]:
     return pages
 
 
+@lru_cache(maxsize=8192)
 def passage_lines(document: str, quote: str | None, lines: tuple[int, int] | None) -> tuple[MarkedLine, ...]:
-    """The document lines a quote (or else a line span) covers, with the covered part marked."""
+    """The document lines a quote (or else a line span) covers, with the covered part marked.
+
+    Remembered: one case's passages and quotes recur in every run, repetition, stage and language.
+    """
     all_lines = document.split("\n")
     if quote is not None:
         span = _locate(document, quote, lines)
