@@ -60,6 +60,12 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     from .changelog import build_changelog
 
     say = progress or (lambda phase, detail="": None)
+    from .pages import TEMPLATES
+
+    for folder in (TEMPLATES, LOCALES):
+        if not folder.is_dir():
+            raise UsageError(f"{folder} is missing: sitegen reads its templates and catalogs from its source folder, "
+                             "so install it from a checkout with `pip install -e .`")
     say("load", str(records_dir))
     records = load_records(records_dir)
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
