@@ -1150,6 +1150,7 @@ CONFIG = {
     "base_url": "https://quality.example.org/",
     "languages": ["sv", "en"],
     "default_language": "sv",
+    "document_language": "sv",
     "source_repository": "https://github.com/example/granska-quality",
     "answers": ["answers.json", "answers-unpublished.json"],
     "publish": [

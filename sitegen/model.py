@@ -223,6 +223,7 @@ class Config:
     answers: tuple[str, ...]
     publish: tuple[PublishedFile, ...]
     internal_fields: tuple[str, ...]
+    document_language: str | None = None  # language of documents, rules and engine answers, for `lang` on them
 
 
 @dataclass(frozen=True, slots=True)

@@ -184,6 +184,7 @@ def _config(doc: JsonText, out: _Collector) -> m.Config:
         answers=tuple(v["answers"]),
         publish=tuple(m.PublishedFile(p["record"], p["name"]) for p in v["publish"]),
         internal_fields=tuple(v["internal_fields"]),
+        document_language=v.get("document_language"),
     )
 
 

@@ -337,3 +337,12 @@ def test_no_page_shows_a_percentage(bundled_site):
         parser.feed(page.read_text(encoding="utf-8"))
         text = " ".join(parser.parts)
         assert not re.search(r"\d\s*(%|procent|percent)", text), page
+
+
+def test_documents_and_engine_text_are_marked_with_their_language(bundled_site):
+    """WCAG 3.1.2: the Swedish documents, rules and engine wording on English pages carry lang="sv"."""
+    case = (bundled_site / "en" / "cases" / "cu" / "cure-unchecked" / "index.html").read_text(encoding="utf-8")
+    assert '<ol class="document" lang="sv">' in case
+    assert '<dd lang="sv">' in case  # rule texts
+    answer = (bundled_site / "en" / "cases" / "cu" / "cure-unchecked" / "2026-09-16-release.html").read_text(encoding="utf-8")
+    assert '<td class="wording" lang="sv">' in answer and '<q class="quote" lang="sv">' in answer
