@@ -113,20 +113,25 @@ def compare_runs(records: m.Records, run_a: str, run_b: str) -> Comparison:
     if seen_a is None or seen_b is None:
         crashed = run_a if seen_a is None else run_b
         raise IncompatibleRunsError(run_a, run_b, (f"run {crashed} is CRASHED (a rerun or answer failed): it has no numbers",))
-    return _compare(records, a, b, seen_a, seen_b)
+    return _compare(records, a, b, summarize(seen_a), summarize(seen_b))
+
+
+def summarize(observed) -> dict[str, tuple[dict, tuple[int, int] | None]]:
+    """Per measure, each observation's result by its identity, and the count: all a comparison needs of a run."""
+    return {measure: (_index(items), _count(items)) for measure, items in observed.items()}
 
 
 def _compare(records: m.Records, a: m.Run, b: m.Run, seen_a, seen_b) -> Comparison:
     deltas = []
     changes = []
     for measure in m.MEASURES:
-        before = _index(seen_a[measure])
-        after = _index(seen_b[measure])
-        deltas.append(MeasureDelta(measure, _count(seen_a[measure]), _count(seen_b[measure])))
-        for key in sorted(set(before) | set(after), key=_sort_key):
-            x, y = before.get(key, "not observed"), after.get(key, "not observed")
-            if _bucket(x) != _bucket(y):
-                changes.append(Change(measure, *key, before=x, after=y))
+        before, count_before = seen_a[measure]
+        after, count_after = seen_b[measure]
+        deltas.append(MeasureDelta(measure, count_before, count_after))
+        changed = [key for key in before.keys() | after.keys()
+                   if _bucket(before.get(key, "not observed")) != _bucket(after.get(key, "not observed"))]
+        for key in sorted(changed, key=_sort_key):
+            changes.append(Change(measure, *key, before=before.get(key, "not observed"), after=after.get(key, "not observed")))
     order = {name: i for i, name in enumerate(m.MEASURES)}
     changes.sort(key=lambda c: (not c.regression, order[c.measure], c.case_version, _sort_key((c.case_version, c.repetition, c.stage, c.subject))))
     return Comparison(a.id, b.id, a.setup, b.setup, records.setups[a.setup].fingerprint, records.setups[b.setup].fingerprint,
@@ -240,7 +245,7 @@ def _score_one(records: m.Records, run_id: str):
     observed = observe_run(records, run_id)
     if observed is None:
         return score_run(records, run_id), None
-    return aggregate_observed(records, run_id, observed), {k: list(v) for k, v in observed.items()}
+    return aggregate_observed(records, run_id, observed), summarize(observed)
 
 
 def site_comparisons(records: m.Records) -> dict[str, Comparison]:
