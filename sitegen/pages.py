@@ -179,10 +179,15 @@ def iter_pages(
         yield keep(renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}))
         yield keep(renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content}))
         for run in published:
-            grid = _run_grid(records, run, results.get(run.id))
+            result = results.get(run.id)
             comparison = (comparisons or {}).get(run.id)
+            listings = run_listings(run, result, _run_grid(records, run, result), comparison)
             yield keep(renderer.page("run.html.j2", f"runs/{run.id}.html",
-                                     {**common, "run_view": site.run_views[run.id], "grid": grid, "comparison": comparison}))
+                                     {**common, "run_view": site.run_views[run.id], "listings": listings, "comparison": comparison}))
+            for listing in listings.all():
+                for page in listing.pages:
+                    items = listing.items[page.first - 1 : page.last]
+                    yield keep(renderer.page("run_list.html.j2", page.path, {**common, "listing": listing, "page": page, "items": items}))
     default = renderers[config.default_language]
     yield keep(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))
     yield keep(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
@@ -466,6 +471,72 @@ def _runs_by_case(records: Records, published: tuple[Run, ...]) -> Mapping[str, 
         for cv_id in suite.case_versions:
             found.setdefault(cv_id, []).append(run)
     return {cv: tuple(runs) for cv, runs in found.items()}
+
+
+RUN_PAGE_ITEMS = 10  # observations per measure, regressions and grid rows shown on a run page itself
+GRID_PAGE_ROWS = 50  # case versions in the grid on a run page itself
+LIST_PAGE_ITEMS = 200  # items per continuation page: a large run stays readable on a phone
+
+
+@dataclass(frozen=True)
+class ListPage:
+    path: str
+    first: int  # 1-based, inclusive
+    last: int
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A list on a run page: the first items shown there, all of them on continuation pages when there are more."""
+
+    run: Run
+    kind: str  # observations | regressions | grid
+    measure: str | None
+    items: tuple
+    crashed_run: bool = False
+
+    @property
+    def total(self) -> int:
+        return len(self.items)
+
+    @property
+    def limit(self) -> int:
+        return GRID_PAGE_ROWS if self.kind == "grid" else RUN_PAGE_ITEMS
+
+    @property
+    def shown(self) -> tuple:
+        return self.items[: self.limit]
+
+    @property
+    def pages(self) -> tuple[ListPage, ...]:
+        if self.total <= self.limit:
+            return ()
+        name = f"{self.kind}-{self.measure.lower().replace('_', '-')}" if self.measure else self.kind
+        return tuple(ListPage(f"runs/{self.run.id}/{name}-{n}.html", first + 1, min(first + LIST_PAGE_ITEMS, self.total))
+                     for n, first in enumerate(range(0, self.total, LIST_PAGE_ITEMS), start=1))
+
+
+@dataclass(frozen=True)
+class RunListings:
+    observations: tuple[Listing, ...]  # one per measure that has any
+    regressions: Listing | None
+    grid: Listing
+
+    def all(self) -> tuple[Listing, ...]:
+        return (*self.observations, *((self.regressions,) if self.regressions else ()), self.grid)
+
+
+def run_listings(run: Run, result: RunResult | None, grid, comparison: Any) -> RunListings:
+    """Split a run's long lists so its page shows the first items and continuation pages hold the rest."""
+    observations = result.observations if result is not None else ()
+    groups = tuple(
+        Listing(run, "observations", measure, tuple(o for o in observations if o.measure == measure))
+        for measure in MEASURES
+        if any(o.measure == measure for o in observations)
+    )
+    regressions = Listing(run, "regressions", None, tuple(comparison.regressions)) if comparison is not None else None
+    crashed = result is not None and result.outcome == CRASHED_STATE
+    return RunListings(groups, regressions, Listing(run, "grid", None, tuple(grid), crashed_run=crashed))
 
 
 def _run_grid(records: Records, run: Run, result: RunResult | None) -> tuple[tuple[str, tuple[GridCell, ...]], ...]:

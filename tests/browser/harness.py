@@ -36,6 +36,7 @@ AXE_TAGS = ("wcag2a", "wcag2aa")
 PAGE_TYPES = {
     "overview": re.compile(r"^(?P<lang>[a-z]{2})/(index\.html)?$"),
     "run": re.compile(r"^(?P<lang>[a-z]{2})/runs/[^/]+\.html$"),
+    "run-list": re.compile(r"^(?P<lang>[a-z]{2})/runs/[^/]+/[^/]+\.html$"),
     "method": re.compile(r"^(?P<lang>[a-z]{2})/method\.html$"),
     "case": re.compile(r"^(?P<lang>[a-z]{2})/cases/[^/]+/[^/]+/(index\.html)?$"),
     "case-run": re.compile(r"^(?P<lang>[a-z]{2})/cases/[^/]+/[^/]+/(?!index\.html$)[^/]+\.html$"),
