@@ -14,7 +14,7 @@ from .errors import Diagnostic, PublicationError, UsageError
 from .matching import CaseContext, judge_stage, method_for
 from .publication import Download, collect_downloads, unpublished_mentions
 from .records import load_records
-from .results import read_results, verify_results
+from .results import ResultsVerifier, read_results
 from .comparison import score_and_compare
 
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
@@ -74,8 +74,9 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
                                            "no results record; run `sitegen score --all` first", "results.missing")])
     results = read_results(records.results_json, path=str(Path(records_dir) / "results.json"))
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
-    fresh, comparisons = score_and_compare(records, jobs=jobs)
-    verify_results(records, results, fresh)
+    verifier = ResultsVerifier(records, results)
+    _, comparisons = score_and_compare(records, jobs=jobs, check=verifier)
+    verifier.finish()
     downloads = collect_downloads(records)
     leaks = unpublished_mentions(records, downloads)
     if leaks:

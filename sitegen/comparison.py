@@ -197,18 +197,22 @@ def _compatibility(records: m.Records, run: m.Run) -> tuple:
             len(records.stages(run)))
 
 
-def score_and_compare(records: m.Records, *, jobs: int = 1) -> tuple[dict[str, m.RunResult], dict[str, Comparison]]:
+def score_and_compare(records: m.Records, *, jobs: int = 1, check=None) -> tuple[dict[str, m.RunResult], dict[str, Comparison]]:
     """Score every published run once (its results, for verification) and compare it with the previous comparable run.
 
     Runs are taken by date; the observations of only the latest run of each compatibility key are kept, so memory
     holds a few runs' observations, not all. With jobs > 1 the runs are scored in forked processes, in the same order.
+    With `check`, each fresh result is handed to it and not kept (the returned results are then empty).
     """
     ordered = sorted(records.published_runs, key=lambda r: (r.date, r.id))
     results: dict[str, m.RunResult] = {}
     comparisons: dict[str, Comparison] = {}
     latest: dict[tuple, tuple[m.Run, dict]] = {}
     for run, result, observed in _scored(records, ordered, jobs):
-        results[run.id] = result
+        if check is None:
+            results[run.id] = result
+        else:
+            check(run.id, result)
         if observed is None:
             continue
         key = _compatibility(records, run)

@@ -159,15 +159,37 @@ def _first_difference(a, b, pointer):
     return pointer, a, b
 
 
+class ResultsVerifier:
+    """Checks fresh results one run at a time as they are scored, so none has to be kept; `finish` raises what it found."""
+
+    def __init__(self, records: m.Records, recorded: Mapping[str, m.RunResult]):
+        self.records = records
+        self.recorded = recorded
+        self.fresh: dict[str, m.RunResult] = {}
+
+    def __call__(self, run_id: str, result: m.RunResult) -> None:
+        recorded = self.recorded.get(run_id)
+        if recorded is None or recorded.scorer_version != result.scorer_version or compare_result(recorded, result) is not None:
+            self.fresh[run_id] = result  # kept only to be reported
+        else:
+            self.fresh[run_id] = recorded  # identical: no need to hold a second copy
+
+    def finish(self) -> None:
+        verify_results(self.records, self.recorded, self.fresh)
+
+
 def verify_results(records: m.Records, recorded: Mapping[str, m.RunResult], fresh: Mapping[str, m.RunResult]) -> None:
     """Every published run must be in the record, and its fresh scoring (with its own scorer version) must reproduce it."""
     source = records.files.get("results.json")
     path = source.path if source else "results.json"
-    doc = parse_json(path, records.results_json)[0] if records.results_json is not None else None
+    parsed: list = []  # the record is parsed again for line numbers only when there is a problem to place
 
     def at(pointer: str | None, message: str, code: str) -> Diagnostic:
-        if doc is not None and pointer is not None:
-            return doc.diagnostic(pointer, message, code)
+        if pointer is not None and records.results_json is not None:
+            if not parsed:
+                parsed.append(parse_json(path, records.results_json)[0])
+            if parsed[0] is not None:
+                return parsed[0].diagnostic(pointer, message, code)
         return Diagnostic(path, None, None, pointer, message, code)
 
     problems = []
