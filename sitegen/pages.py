@@ -112,26 +112,13 @@ class CaseInput:
 # --- entry point ------------------------------------------------------------
 
 
-def render_pages(
-    records: Records,
-    results: Mapping[str, RunResult],
-    *,
-    verdicts: Verdicts,
-    changelog: Changelog | None,
-    catalogs: Mapping[str, Any],
-    build_date: str,
-    downloads: Sequence[tuple[str, bytes]] | None = None,
-    content_dir: Path | None = None,
-    comparisons: Mapping[str, Any] | None = None,
-) -> tuple[Page, ...]:
-    """Render all pages of both languages plus the root files, sorted by path, so the writer only has to store bytes.
+def render_pages(records: Records, results: Mapping[str, RunResult], **options: Any) -> tuple[Page, ...]:
+    """Every page of iter_pages (same options), held in memory and sorted by path: for tests and small sites.
 
     `downloads` are the (name under downloads/, bytes) pairs the writer will publish; the downloads page shows
     sizes and checksums of exactly these bytes. Without it, the published records files are listed.
     """
-    pages = iter_pages(records, results, verdicts=verdicts, changelog=changelog, catalogs=catalogs,
-                       build_date=build_date, downloads=downloads, content_dir=content_dir, comparisons=comparisons)
-    return tuple(sorted(pages, key=lambda p: p.path))
+    return tuple(sorted(iter_pages(records, results, **options), key=lambda p: p.path))
 
 
 def iter_pages(
