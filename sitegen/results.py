@@ -134,8 +134,10 @@ class Difference:
 
 def compare_result(recorded: m.RunResult, fresh: m.RunResult) -> Difference | None:
     """None when the fresh scoring reproduces the record byte for byte."""
+    if recorded == fresh:  # frozen values of fixed types: equal values write equal canonical bytes
+        return None
     old, new = result_to_json(recorded), result_to_json(fresh)
-    if old == new:  # typed JSON values (the schema fixes every type), so equal values mean equal canonical bytes
+    if old == new:
         return None
     pointer, a, b = _first_difference(old, new, "")
     diff = "".join(difflib.unified_diff(
