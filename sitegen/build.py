@@ -5,15 +5,15 @@ from __future__ import annotations
 import datetime
 import os
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Callable
 
 from . import model as m
 from .errors import Diagnostic, PublicationError, UsageError
-from .matching import CaseContext, judge_stage, method_for
 from .publication import Download, collect_downloads, unpublished_mentions
 from .records import load_records
+from .schema import schema_files
+from .scoring import verdict_source
 from .results import ResultsVerifier, read_results
 from .comparison import score_and_compare
 
@@ -85,26 +85,6 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     changelog = build_changelog(records)
     catalogs = load_catalogs(LOCALES, records.config.languages)
     return Checked(records, results, downloads, changelog, catalogs, build_date(records), comparisons)
-
-
-def verdict_source(records: m.Records):
-    """How findings fared, per answer and stage, computed on demand with each case version prepared once."""
-    contexts: dict[str, CaseContext] = {}
-    runs = {r.id: r for r in records.runs}
-
-    def verdict(answer: m.Answer, stage: str, rerun: bool = False) -> m.StageVerdict:
-        ctx = contexts.get(answer.case_version)
-        if ctx is None:
-            ctx = contexts[answer.case_version] = CaseContext(records.case_versions[answer.case_version])
-        engine = answer.rerun if rerun else answer.answer
-        return judge_stage(ctx, engine.stage_findings(stage), method_for(runs[answer.run].scorer_version))
-
-    return verdict
-
-
-def schema_files() -> tuple[tuple[str, bytes], ...]:
-    folder = resources.files("sitegen").joinpath("schemas")
-    return tuple(sorted((f"schemas/{p.name}", p.read_bytes()) for p in folder.iterdir() if p.name.endswith(".schema.json")))
 
 
 def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None):

@@ -250,8 +250,3 @@ def _score_one(records: m.Records, run_id: str):
     if observed is None:
         return score_run(records, run_id), None
     return aggregate_observed(records, run_id, observed), summarize(observed)
-
-
-def site_comparisons(records: m.Records) -> dict[str, Comparison]:
-    """Each published run against the previous comparable published run of its suite."""
-    return score_and_compare(records)[1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import model as m
 from .errors import UsageError
-from .scoring import score_run, stage_verdict
+from .scoring import score_run, verdict_source
 
 _REASONS = {
     "nothing": "nothing was reported for it",
@@ -31,6 +31,7 @@ def explain_case(records: m.Records, run_id: str, case_id: str, *, repetition: i
     repetitions = [repetition] if repetition else list(range(1, run.repetitions + 1))
     out = [f"run {run.id} (scorer v{run.scorer_version}, {run.matching_method}), case version {cv.id}: {cv.title}"]
     result = score_run(records, run.id)
+    verdicts = verdict_source(records)
     if result.outcome == m.CRASHED_STATE:
         out.append("  the run CRASHED: it says nothing about quality and has no numbers.")
     for rep in repetitions:
@@ -40,10 +41,10 @@ def explain_case(records: m.Records, run_id: str, case_id: str, *, repetition: i
             continue
         for st in ([stage] if stage else stages):
             out.append(f"\nrepetition {rep}, {st} stage:")
-            out.extend(_stage_lines(records, run, cv, answer, st, rerun=False))
+            out.extend(_stage_lines(verdicts, run, cv, answer, st, rerun=False))
             if answer.rerun is not None and answer.rerun.status == m.COMPLETED:
                 out.append(f"  rerun of repetition {rep} ({st} stage; counts for GROUNDING only):")
-                out.extend("  " + line for line in _stage_lines(records, run, cv, answer, st, rerun=True))
+                out.extend("  " + line for line in _stage_lines(verdicts, run, cv, answer, st, rerun=True))
             elif answer.rerun is not None:
                 out.append(f"  the rerun of repetition {rep} crashed: the run is CRASHED")
     failed = [o for o in result.observations if _concerns(records, o, cv.id)
@@ -67,8 +68,8 @@ def _concerns(records: m.Records, observation: m.Observation, case_id: str) -> b
     return False
 
 
-def _stage_lines(records, run, cv, answer, stage, *, rerun: bool) -> list[str]:
-    verdict = stage_verdict(records, answer, stage, scorer_version=run.scorer_version, rerun=rerun)
+def _stage_lines(verdicts, run, cv, answer, stage, *, rerun: bool) -> list[str]:
+    verdict = verdicts(answer, stage, rerun)
     by_id = {v.finding.id: v for v in verdict.findings}
     lines = []
     for ev in verdict.expected:

@@ -7,7 +7,7 @@ from itertools import combinations
 from typing import Callable, Iterator, Mapping, NamedTuple
 
 from . import model as m
-from .matching import CaseContext, MatchingMethod, judge_stage
+from .matching import CaseContext, MatchingMethod, evidence, judge_stage
 from .text import collapse
 
 
@@ -207,8 +207,6 @@ def _survival(ctx, own, rep_e, report, target, method) -> tuple[str, str] | None
 
 
 def _changed(ctx, own, report, target, method) -> tuple[str, str] | None:
-    from .matching import evidence
-
     for v in report.findings:
         f = v.finding
         if evidence(ctx, f, target.passage, method) is None and not any(o.id in f.trace for o in own):

@@ -13,7 +13,8 @@ from types import MappingProxyType
 from . import model as m
 from .errors import Diagnostic, RecordsError
 from .jsonread import JsonText, parse_json
-from .schema import Validator, load_schema
+from .schema import did_you_mean as _hint
+from .schema import validate
 from .text import DocumentText
 
 CONFIG_FILE = "sitegen.json"
@@ -74,7 +75,7 @@ def _read(root: Path, name: str, schema: str, out: _Collector, files: dict[str, 
             message, code = f'internal field "{key}" must never reach a published file', "publish.internal-field"
         out.at(doc, pointer, message, code)
 
-    Validator(load_schema(schema), report).validate(doc.value)
+    validate(schema, doc.value, report)
     return doc if len(out.diagnostics) == before else None
 
 
@@ -478,10 +479,3 @@ def _completeness(doc: JsonText, runs: tuple[m.Run, ...], answers: dict, suites:
             shown = ", ".join(f"{cv} repetition {rep}" for cv, rep in missing[:5])
             more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
             out.at(doc, f"/runs/{index}", f"completed published run {run.id} lacks {len(missing)} answer(s): {shown}{more}", "record.answer-missing")
-
-
-def _hint(value: str, candidates) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(value, list(candidates), n=1, cutoff=0.6)
-    return f' (did you mean "{close[0]}"?)' if close else ""

@@ -10,7 +10,7 @@ from typing import Mapping
 from . import model as m
 from .errors import Diagnostic, PublicationError, RecordsError
 from .jsonread import parse_json
-from .schema import Validator, load_schema
+from .schema import validate
 
 FORMAT = "sitegen.results/1"
 
@@ -104,7 +104,7 @@ def read_results(data: bytes, *, path: str = "results.json") -> dict[str, m.RunR
     if problems:
         raise RecordsError(problems)
     found: list[Diagnostic] = []
-    Validator(load_schema("results"), lambda p, msg, code: found.append(doc.diagnostic(p, msg, code))).validate(doc.value)
+    validate("results", doc.value, lambda p, msg, code: found.append(doc.diagnostic(p, msg, code)))
     results: dict[str, m.RunResult] = {}
     if not found:
         for index, raw in enumerate(doc.value["runs"]):

@@ -65,28 +65,22 @@ def _describe(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-class Validator:
-    """Compiles one schema into plain closures once, then walks documents fast and reports every problem."""
-
-    def __init__(self, schema: dict, report: Report):
-        self.root = schema
-        self.report = report
-        self._compiled = _compile(schema)
-
-    def validate(self, value: object) -> None:
-        self._compiled(value, None, lambda path, message, code: self.report(pointer(path), message, code))
+def validate(name: str, value: object, report: Report) -> None:
+    """Check a document against the shipped schema `name`, reporting every problem with its JSON pointer."""
+    _compiled(name)(value, None, lambda path, message, code: report(pointer(path), message, code))
 
 
 @lru_cache(maxsize=None)
-def _compiled_for(name: str) -> Check:
-    return _Compiler(load_schema(name)).compile(load_schema(name))
-
-
-def _compile(schema: dict) -> Check:
-    for name in schema_names():
-        if load_schema(name) is schema:
-            return _compiled_for(name)
+def _compiled(name: str) -> Check:
+    """Each shipped schema is compiled into closures once per process."""
+    schema = load_schema(name)
     return _Compiler(schema).compile(schema)
+
+
+def schema_files() -> tuple[tuple[str, bytes], ...]:
+    """The shipped schemas as (name under downloads/, exact bytes), for publication beside the records."""
+    folder = resources.files("sitegen").joinpath("schemas")
+    return tuple((f"schemas/{name}.schema.json", folder.joinpath(f"{name}.schema.json").read_bytes()) for name in schema_names())
 
 
 class _Compiler:
@@ -213,13 +207,13 @@ class _Compiler:
                 r(p, f"expected at least {min_properties} field(s), found {len(v)}", "record.value")
             for key, item in v.items():
                 if name_enum is not None and key not in name_enum:
-                    r((p, key), f'unknown key "{key}"{_did_you_mean(key, sorted(name_enum))}', "record.unknown-field")
+                    r((p, key), f'unknown key "{key}"{did_you_mean(key, sorted(name_enum))}', "record.unknown-field")
                     continue
                 sub = properties.get(key)
                 if sub is not None:
                     sub(item, (p, key), r)
                 elif extra is False:
-                    r((p, key), f'unknown field "{key}"{_did_you_mean(key, properties)}', "record.unknown-field")
+                    r((p, key), f'unknown field "{key}"{did_you_mean(key, properties)}', "record.unknown-field")
                 elif extra_check is not None:
                     extra_check(item, (p, key), r)
 
@@ -280,6 +274,6 @@ class _Compiler:
         return check
 
 
-def _did_you_mean(key: str, candidates) -> str:
+def did_you_mean(key: str, candidates) -> str:
     close = difflib.get_close_matches(key, list(candidates), n=1, cutoff=0.6)
     return f' (did you mean "{close[0]}"?)' if close else ""

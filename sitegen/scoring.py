@@ -118,8 +118,16 @@ def _public(obs: Observed) -> m.Observation:
     return m.Observation(obs.measure, obs.case_version, obs.repetition, obs.stage, obs.subject, obs.result, obs.reason, obs.detail)
 
 
-def stage_verdict(records: m.Records, answer: m.Answer, stage: str, *, scorer_version: int, rerun: bool = False) -> m.StageVerdict:
-    """How each finding of one stage fared, for case pages and `sitegen explain` (the rerun's answer on request)."""
-    ctx = CaseContext(records.case_versions[answer.case_version])
-    engine = answer.rerun if rerun else answer.answer
-    return judge_stage(ctx, engine.stage_findings(stage), method_for(scorer_version))
+def verdict_source(records: m.Records):
+    """How findings fared, per answer and stage, computed on demand with each case version prepared once."""
+    contexts: dict[str, CaseContext] = {}
+    runs = {r.id: r for r in records.runs}
+
+    def verdict(answer: m.Answer, stage: str, rerun: bool = False) -> m.StageVerdict:
+        ctx = contexts.get(answer.case_version)
+        if ctx is None:
+            ctx = contexts[answer.case_version] = CaseContext(records.case_versions[answer.case_version])
+        engine = answer.rerun if rerun else answer.answer
+        return judge_stage(ctx, engine.stage_findings(stage), method_for(runs[answer.run].scorer_version))
+
+    return verdict

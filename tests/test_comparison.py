@@ -147,9 +147,9 @@ def test_an_unknown_run_is_a_usage_error(capsys):
 
 
 def test_site_compares_each_run_with_the_previous_comparable_one(records):
-    from sitegen.comparison import site_comparisons
+    from sitegen.comparison import score_and_compare
 
-    found = site_comparisons(records)
+    found = score_and_compare(records)[1]
     # the v1 baseline has no earlier run; nightly's only predecessor was scored with another scorer and has one stage
     assert "2026-08-18-v1-baseline" not in found and "2026-09-02-nightly" not in found
     assert found["2026-09-16-release"].run_a == "2026-09-02-nightly"

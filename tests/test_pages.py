@@ -15,7 +15,7 @@ from babel.support import NullTranslations
 from sitegen import model as m
 from sitegen.catalogs import load_catalogs
 from sitegen.pages import Page, Renderer, case_path, collect_case, iter_pages, passage_lines, render_case, render_pages, render_prose
-from sitegen.scoring import stage_verdict
+from sitegen.scoring import verdict_source
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALES = ROOT / "locales"
@@ -175,7 +175,7 @@ def translations():
 
 
 def verdicts_for(records):
-    return lambda a, stage, rerun: stage_verdict(records, a, stage, scorer_version=records.run(a.run).scorer_version, rerun=rerun)
+    return verdict_source(records)
 
 
 def render(records, content_dir, *, catalogs=None, build_date="2026-09-10", changelog=None):
