@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
+from typing import NamedTuple
 
 from . import model as m
 from .text import DocumentText, collapse
@@ -38,16 +39,22 @@ class CaseContext:
     def __init__(self, case_version: m.CaseVersion):
         self.case_version = case_version
         self.text = DocumentText(case_version.document)
-        self._passage_text: dict[m.Passage, str] = {}
+        self._passage_text: dict[tuple[str | None, tuple[int, int]], str] = {}
         self._collapsed: dict[str, str] = {}
         self._spans: dict[str, tuple[tuple[int, int], ...]] = {}
         self._found: dict[str, bool] = {}
+        self._facts: dict[tuple, FindingFacts] = {}
+        # conditions 1-3 (kind, primary rule, missing flag) as a key, so a finding meets only the key findings that pass them
+        self.expected_by_identity = _by_identity(case_version.key.expected)
+        self.prohibited_by_identity = _by_identity(case_version.key.prohibited)
 
     def passage_text(self, passage: m.Passage) -> str:
-        text = self._passage_text.get(passage)
+        # keyed by the passage's fields: hashing the frozen dataclass itself costs a Python call every time
+        cache_key = (passage.quote, passage.lines)
+        text = self._passage_text.get(cache_key)
         if text is None:
             raw = passage.quote if passage.quote is not None else self.text.lines_text(*passage.lines)
-            text = self._passage_text[passage] = collapse(raw)
+            text = self._passage_text[cache_key] = collapse(raw)
         return text
 
     def collapsed(self, quote: str) -> str:
@@ -71,6 +78,28 @@ class CaseContext:
             cached = self._found[quote] = bool(needle.strip()) and needle in self.text.collapsed
         return cached
 
+    def facts(self, finding: m.Finding, method: MatchingMethod) -> FindingFacts:
+        """The finding's facts, kept by the fields that decide them, so a finding repeated in another repetition or stage is looked up."""
+        decisive = (method.id, finding.kind, finding.rule, finding.missing, finding.quote, finding.location)
+        known = self._facts.get(decisive)
+        if known is None:
+            known = self._facts[decisive] = FindingFacts(
+                _matches(self, finding, self.expected_by_identity, method),
+                next(iter(_matches(self, finding, self.prohibited_by_identity, method)), None),
+                _voluntary(self, finding, self.case_version.key.voluntary, method),
+                None if finding.quote is None else self.found(finding.quote),
+            )
+        return known
+
+
+class FindingFacts(NamedTuple):
+    """What a finding's kind, primary rule, missing flag and evidence decide on their own, whatever else the answer holds."""
+
+    expected: tuple[tuple[int, str], ...]  # (index, evidence) of every expected finding it matches, in key order
+    prohibited: tuple[int, str] | None  # (index, evidence) of the first prohibited finding it matches, in key order
+    voluntary: bool  # a strength the key allows
+    quote_found: bool | None  # None when the finding has no quote
+
 
 def evidence(ctx: CaseContext, finding: m.Finding, passage: m.Passage | None, method: MatchingMethod) -> str | None:
     """How the finding points at the passage (exact, contained, location, absent), or None when it does not."""
@@ -89,51 +118,58 @@ def evidence(ctx: CaseContext, finding: m.Finding, passage: m.Passage | None, me
     return None
 
 
-def conditions(ctx: CaseContext, finding: m.Finding, target: m.KeyFinding, method: MatchingMethod) -> tuple[str | None, str | None]:
-    """(evidence, first broken condition) for one finding against one key finding; evidence is looked at last, being dearest."""
-    if finding.kind != target.kind:
-        return None, "kind"
-    if finding.rule not in target.rules:
-        return None, "rule"
-    if finding.missing != target.missing:
-        return None, "missing"
-    found = evidence(ctx, finding, target.passage, method)
-    return (found, None) if found is not None else (None, "evidence")
+Identity = tuple[str, str, bool]  # (kind, primary rule, missing flag): conditions 1-3 of a match
+
+
+def _by_identity(targets: tuple[m.KeyFinding, ...]) -> dict[Identity, tuple[tuple[int, m.KeyFinding], ...]]:
+    """Key findings (with their index, in key order) under every (kind, accepted rule, missing flag) that meets conditions 1-3."""
+    index: dict[Identity, list[tuple[int, m.KeyFinding]]] = {}
+    for i, target in enumerate(targets):
+        for rule in dict.fromkeys(target.rules):
+            index.setdefault((target.kind, rule, target.missing), []).append((i, target))
+    return {identity: tuple(entries) for identity, entries in index.items()}
+
+
+def _matches(ctx: CaseContext, finding: m.Finding, index, method: MatchingMethod) -> tuple[tuple[int, str], ...]:
+    """(index, evidence) of every key finding the finding matches, in key order: all four conditions hold.
+
+    1. kind, 2. primary rule among the accepted ones, 3. missing flag: the finding's identity looked up in the index;
+    4. evidence: tested only on what the lookup gives, being the dearest.
+    """
+    found = []
+    for i, target in index.get((finding.kind, finding.rule, finding.missing), ()):
+        how = evidence(ctx, finding, target.passage, method)
+        if how is not None:
+            found.append((i, how))
+    return tuple(found)
 
 
 def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: MatchingMethod) -> m.StageVerdict:
     """Put every finding of one stage in exactly one category and say how each expected finding fared."""
     key = ctx.case_version.key
     expected = key.expected
-    edges: dict[int, list[tuple[int, str]]] = {}
-    for fi, finding in enumerate(findings):
-        for ei, target in enumerate(expected):
-            found, broken = conditions(ctx, finding, target, method)
-            if broken is None:
-                edges.setdefault(fi, []).append((ei, found))
+    facts = [ctx.facts(finding, method) for finding in findings]
+    edges = {fi: fact.expected for fi, fact in enumerate(facts) if fact.expected}
     assignment = _assign(edges, len(findings))
     matched_expected = {ei: fi for fi, (ei, _) in assignment.items()}
 
     verdicts = []
-    for fi, finding in enumerate(findings):
-        quote_found = None if finding.quote is None else ctx.found(finding.quote)
+    for fi, (finding, fact) in enumerate(zip(findings, facts)):
         if fi in assignment:
             ei, found = assignment[fi]
-            verdicts.append(m.FindingVerdict(finding, m.MATCHED, expected[ei].id, found, quote_found))
+            verdicts.append(m.FindingVerdict(finding, m.MATCHED, expected[ei].id, found, fact.quote_found))
             continue
-        duplicate_of = next((ei for ei, _ in edges.get(fi, ()) if ei in matched_expected), None)
+        duplicate_of = next(((ei, found) for ei, found in fact.expected if ei in matched_expected), None)
         if duplicate_of is not None:
-            found = next(f for ei, f in edges[fi] if ei == duplicate_of)
-            verdicts.append(m.FindingVerdict(finding, m.DUPLICATE, expected[duplicate_of].id, found, quote_found))
+            ei, found = duplicate_of
+            verdicts.append(m.FindingVerdict(finding, m.DUPLICATE, expected[ei].id, found, fact.quote_found))
             continue
-        prohibited = _first_match(ctx, finding, key.prohibited, method)
-        if prohibited is not None:
-            verdicts.append(m.FindingVerdict(finding, m.PROHIBITED, prohibited[0].id, prohibited[1], quote_found))
+        if fact.prohibited is not None:
+            pi, found = fact.prohibited
+            verdicts.append(m.FindingVerdict(finding, m.PROHIBITED, key.prohibited[pi].id, found, fact.quote_found))
             continue
-        if _voluntary(ctx, finding, key.voluntary, method):
-            verdicts.append(m.FindingVerdict(finding, m.VOLUNTARY, None, None, quote_found))
-            continue
-        verdicts.append(m.FindingVerdict(finding, m.UNEXPECTED, None, None, quote_found))
+        category = m.VOLUNTARY if fact.voluntary else m.UNEXPECTED
+        verdicts.append(m.FindingVerdict(finding, category, None, None, fact.quote_found))
 
     expected_verdicts = []
     for ei, target in enumerate(expected):
@@ -144,14 +180,6 @@ def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: Match
             reason, closest = _why_missed(ctx, findings, target, method)
             expected_verdicts.append(m.ExpectedVerdict(target, None, None, reason, closest))
     return m.StageVerdict(tuple(verdicts), tuple(expected_verdicts))
-
-
-def _first_match(ctx, finding, targets, method):
-    for target in targets:
-        found, broken = conditions(ctx, finding, target, method)
-        if broken is None:
-            return target, found
-    return None
 
 
 def _voluntary(ctx: CaseContext, finding: m.Finding, allowed: tuple[m.VoluntaryStrength, ...], method: MatchingMethod) -> bool:
@@ -197,25 +225,12 @@ def _why_missed(ctx, findings, target, method) -> tuple[str, str | None]:
     return best_reason, best_id
 
 
-def _assign(edges: dict[int, list[tuple[int, str]]], n_findings: int) -> dict[int, tuple[int, str]]:
+def _assign(edges: dict[int, tuple[tuple[int, str], ...]], n_findings: int) -> dict[int, tuple[int, str]]:
     """A maximum one-to-one assignment; ties go to more exact matches, then earlier findings, then earlier key entries."""
-    # connected components of the bipartite graph; most are a single edge
-    parent: dict[tuple[str, int], tuple[str, int]] = {}
-
-    def find(x):
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for fi, targets in edges.items():
-        for ei, _ in targets:
-            parent[find(("f", fi))] = find(("e", ei))
-    components: dict[tuple[str, int], list[int]] = {}
-    for fi in sorted(edges):
-        components.setdefault(find(("f", fi)), []).append(fi)
+    if _all_apart(edges):
+        return {fi: targets[0] for fi, targets in edges.items()}
     result: dict[int, tuple[int, str]] = {}
-    for members in components.values():
+    for members in _components(edges):
         if len(members) == 1 and len(edges[members[0]]) == 1:
             result[members[0]] = edges[members[0]][0]
             continue
@@ -223,13 +238,48 @@ def _assign(edges: dict[int, list[tuple[int, str]]], n_findings: int) -> dict[in
     return result
 
 
+def _all_apart(edges: dict[int, tuple[tuple[int, str], ...]]) -> bool:
+    """Whether every component is a single edge (one finding, one expected finding): the usual answer, with nothing to choose."""
+    taken = set()
+    for targets in edges.values():
+        if len(targets) != 1 or targets[0][0] in taken:
+            return False
+        taken.add(targets[0][0])
+    return True
+
+
+def _components(edges: dict[int, tuple[tuple[int, str], ...]]) -> list[list[int]]:
+    """The findings of each connected component of the bipartite graph, in finding order; findings sharing an expected finding meet."""
+    parent: dict[int, int] = {}  # expected finding -> another in its component; the root points nowhere
+
+    def root(ei: int) -> int:
+        while ei in parent:
+            ei = parent[ei]
+        return ei
+
+    for targets in edges.values():
+        first = root(targets[0][0])
+        for ei, _ in targets[1:]:
+            other = root(ei)
+            if other != first:
+                parent[other] = first
+    components: dict[int, list[int]] = {}
+    for fi in sorted(edges):
+        components.setdefault(root(edges[fi][0][0]), []).append(fi)
+    return list(components.values())
+
+
 def _best_assignment(members: list[int], edges) -> dict[int, tuple[int, str]]:
-    options = [[None] + sorted(edges[fi], key=lambda e: e[0]) for fi in members]
     count = 1
-    for option in options:
-        count *= len(option)
+    for fi in members:
+        count *= len(edges[fi]) + 1
     if count > _SEARCH_LIMIT:
         return _greedy(members, edges)
+    if all(len(edges[fi]) == 1 for fi in members):
+        # several findings for one expected finding (the others are duplicates): the search below picks the first exact one, else the first
+        winner = next((fi for fi in members if _RANK[edges[fi][0][1]] == 0), members[0])
+        return {winner: edges[winner][0]}
+    options = [[None] + sorted(edges[fi], key=lambda e: e[0]) for fi in members]
     best_score = None
     best: dict[int, tuple[int, str]] = {}
     for choice in product(*options):

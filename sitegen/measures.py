@@ -52,11 +52,17 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod) -> JudgedR
     answers: dict[tuple[str, int], m.Answer] = {}
     verdicts: dict[tuple[str, int, str], m.StageVerdict] = {}
     for cv in case_versions:
+        judged_before: list[tuple[tuple[m.Finding, ...], m.StageVerdict]] = []
         for rep in range(1, run.repetitions + 1):
             answer = records.answers[(run.id, cv.id, rep)]
             answers[(cv.id, rep)] = answer
             for stage in stages:
-                verdicts[(cv.id, rep, stage)] = judge_stage(contexts[cv.id], answer.answer.stage_findings(stage), method)
+                findings = answer.answer.stage_findings(stage)
+                verdict = _judged_before(judged_before, findings)
+                if verdict is None:
+                    verdict = judge_stage(contexts[cv.id], findings, method)
+                    judged_before.append((findings, verdict))
+                verdicts[(cv.id, rep, stage)] = verdict
     in_suite = set(suite.case_versions)
     pairs = tuple(p for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite)
 
@@ -64,6 +70,18 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod) -> JudgedR
         return judge_stage(contexts[answer.case_version], answer.rerun.stage_findings(stage), method)
 
     return JudgedRun(run, stages, case_versions, pairs, contexts, answers, verdicts, method, rerun_verdict)
+
+
+def _judged_before(judged: list[tuple[tuple[m.Finding, ...], m.StageVerdict]], findings: tuple[m.Finding, ...]) -> m.StageVerdict | None:
+    """The verdict already made on equal findings (an engine often repeats itself), or None; findings are frozen values.
+
+    The same verdict object then stands for every repetition that gave it, which the measures may use as a shortcut.
+    Compared rather than hashed: a frozen dataclass's hash is computed anew each time, and unequal answers mostly differ early.
+    """
+    for before, verdict in judged:
+        if before == findings:
+            return verdict
+    return None
 
 
 def _iter(judged: JudgedRun) -> Iterator[tuple[m.CaseVersion, int, str, m.StageVerdict]]:
@@ -93,29 +111,30 @@ def grounding(judged: JudgedRun) -> Iterator[Observed]:
     """Each expected finding, per stage and repetition; a first miss waits for its rerun (reviewer stage: reviewer-expected only)."""
     for cv, rep, stage, verdict in _iter(judged):
         answer = judged.answers[(cv.id, rep)]
+        repetition, cases = str(rep), ((cv.id, rep),)
         rerun = None
         for ev in verdict.expected:
             if stage == m.REVIEWER and not ev.expected.reviewer_expected:
                 continue
-            common = dict(measure="GROUNDING", case_version=cv.id, repetition=str(rep), stage=stage,
-                          subject=ev.expected.id, cases=((cv.id, rep),))
+            # positional: a large run makes millions of these, and keyword unpacking costs more than the tuple
+            common = ("GROUNDING", cv.id, repetition, stage, ev.expected.id)
             if ev.finding is not None:
-                yield Observed(result=m.PASSED, **common)
+                yield Observed(*common, m.PASSED, cases=cases)
                 continue
             if answer.rerun is None:
-                yield Observed(result=m.PENDING, reason=ev.reason, detail=f"first miss, no rerun recorded: {_miss(ev)}", **common)
+                yield Observed(*common, m.PENDING, ev.reason, f"first miss, no rerun recorded: {_miss(ev)}", cases)
                 continue
             if answer.rerun.status != m.COMPLETED:
-                yield Observed(result=m.PENDING, reason="rerun.crashed", detail="the rerun crashed before it finished", **common)
+                yield Observed(*common, m.PENDING, "rerun.crashed", "the rerun crashed before it finished", cases)
                 continue
             if rerun is None:
                 rerun = judged.rerun_verdict(answer, stage)
             again = next(r for r in rerun.expected if r.expected.id == ev.expected.id)
             if again.finding is not None:
-                yield Observed(result=m.DISMISSED, reason=ev.reason,
-                               detail=f"first miss ({_miss(ev)}) dismissed by rerun: rerun finding {again.finding} matched", **common)
+                yield Observed(*common, m.DISMISSED, ev.reason,
+                               f"first miss ({_miss(ev)}) dismissed by rerun: rerun finding {again.finding} matched", cases)
             else:
-                yield Observed(result=m.FAILED, reason=ev.reason, detail=f"miss confirmed by rerun: {_miss(ev)}", **common)
+                yield Observed(*common, m.FAILED, ev.reason, f"miss confirmed by rerun: {_miss(ev)}", cases)
 
 
 def clean_case_flaws(judged: JudgedRun) -> Iterator[Observed]:
@@ -124,41 +143,41 @@ def clean_case_flaws(judged: JudgedRun) -> Iterator[Observed]:
         if not cv.clean:
             continue
         flaws = [v.finding.id for v in verdict.findings if v.finding.kind == m.FLAW]
-        common = dict(measure="CLEAN_CASE_FLAWS", case_version=cv.id, repetition=str(rep), stage=stage, cases=((cv.id, rep),))
+        common = ("CLEAN_CASE_FLAWS", cv.id, str(rep), stage, "-")
         if flaws:
-            yield Observed(subject="-", result=m.FAILED, reason="flaw",
-                           detail=f"{len(flaws)} flaw(s) reported on a clean case: {', '.join(flaws)}", **common)
+            yield Observed(*common, m.FAILED, "flaw", f"{len(flaws)} flaw(s) reported on a clean case: {', '.join(flaws)}", ((cv.id, rep),))
         else:
-            yield Observed(subject="-", result=m.PASSED, **common)
+            yield Observed(*common, m.PASSED, cases=((cv.id, rep),))
 
 
 def prohibited_output(judged: JudgedRun) -> Iterator[Observed]:
     """Each stage of each repetition of any case version: no prohibited finding of the key may occur."""
     for cv, rep, stage, verdict in _iter(judged):
         hits = [v for v in verdict.findings if v.category == m.PROHIBITED]
-        common = dict(measure="PROHIBITED_OUTPUT", case_version=cv.id, repetition=str(rep), stage=stage, cases=((cv.id, rep),))
+        common = ("PROHIBITED_OUTPUT", cv.id, str(rep), stage, "-")
         if hits:
             shown = ", ".join(f"{v.finding.id} matches prohibited {v.key_finding}" for v in hits)
-            yield Observed(subject="-", result=m.FAILED, reason="prohibited", detail=shown, **common)
+            yield Observed(*common, m.FAILED, "prohibited", shown, ((cv.id, rep),))
         else:
-            yield Observed(subject="-", result=m.PASSED, **common)
+            yield Observed(*common, m.PASSED, cases=((cv.id, rep),))
 
 
 def quote_fidelity(judged: JudgedRun) -> Iterator[Observed]:
     """Each quote the engine gave, in any finding of any stage: it must stand verbatim in the document."""
     for cv, rep, stage, verdict in _iter(judged):
+        ctx = judged.contexts[cv.id]
+        repetition, cases = str(rep), ((cv.id, rep),)
         for v in verdict.findings:
-            if v.finding.quote is None:
+            quote = v.finding.quote
+            if quote is None:
                 continue
-            common = dict(measure="QUOTE_FIDELITY", case_version=cv.id, repetition=str(rep), stage=stage,
-                          subject=v.finding.id, cases=((cv.id, rep),), quote=collapse(v.finding.quote))
+            common = ("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id)
             if v.quote_found:
-                yield Observed(result=m.PASSED, **common)
-            elif not v.finding.quote.strip():
-                yield Observed(result=m.FAILED, reason="quote.empty", detail="the quote is empty and cannot be checked", **common)
+                yield Observed(*common, m.PASSED, cases=cases, quote=ctx.collapsed(quote))
+            elif not quote.strip():
+                yield Observed(*common, m.FAILED, "quote.empty", "the quote is empty and cannot be checked", cases, ctx.collapsed(quote))
             else:
-                yield Observed(result=m.FAILED, reason="quote.not-found",
-                               detail=f"quote not in the document: \"{v.finding.quote}\"", **common)
+                yield Observed(*common, m.FAILED, "quote.not-found", f"quote not in the document: \"{quote}\"", cases, ctx.collapsed(quote))
 
 
 def reducer_survival(judged: JudgedRun) -> Iterator[Observed]:
@@ -167,23 +186,33 @@ def reducer_survival(judged: JudgedRun) -> Iterator[Observed]:
         return
     for cv in judged.case_versions:
         ctx = judged.contexts[cv.id]
+        seen: list[tuple[m.StageVerdict, m.StageVerdict, list]] = []  # verdicts of earlier repetitions, with their outcomes
         for rep in range(1, judged.run.repetitions + 1):
             reviewer = judged.verdicts[(cv.id, rep, m.REVIEWER)]
             report = judged.verdicts[(cv.id, rep, m.REPORT)]
-            for rev_e, rep_e in zip(reviewer.expected, report.expected):
-                target = rev_e.expected
-                if not target.reviewer_expected:
-                    continue
-                own = [v.finding for v in reviewer.findings if v.key_finding == target.id and v.category in (m.MATCHED, m.DUPLICATE)]
-                if not own and rep_e.finding is None:
-                    continue
-                common = dict(measure="REDUCER_SURVIVAL", case_version=cv.id, repetition=str(rep), stage=m.REPORT,
-                              subject=target.id, cases=((cv.id, rep),))
-                result = _survival(ctx, own, rep_e, report, target, judged.method)
-                if result is None:
-                    yield Observed(result=m.PASSED, **common)
+            # a repetition that repeated an earlier one's answers has the very same verdicts, and so the same outcomes
+            outcomes = next((o for before, after, o in seen if before is reviewer and after is report), None)
+            if outcomes is None:
+                outcomes = list(_survivals(ctx, reviewer, report, judged.method))
+                seen.append((reviewer, report, outcomes))
+            repetition, cases = str(rep), ((cv.id, rep),)
+            for subject, failure in outcomes:
+                if failure is None:
+                    yield Observed("REDUCER_SURVIVAL", cv.id, repetition, m.REPORT, subject, m.PASSED, cases=cases)
                 else:
-                    yield Observed(result=m.FAILED, reason=result[0], detail=result[1], **common)
+                    yield Observed("REDUCER_SURVIVAL", cv.id, repetition, m.REPORT, subject, m.FAILED, *failure, cases)
+
+
+def _survivals(ctx, reviewer: m.StageVerdict, report: m.StageVerdict, method) -> Iterator[tuple[str, tuple[str, str] | None]]:
+    """(expected finding, None or why it did not survive) for each one a reviewer reported or the merge produced."""
+    for rev_e, rep_e in zip(reviewer.expected, report.expected):
+        target = rev_e.expected
+        if not target.reviewer_expected:
+            continue
+        own = [v.finding for v in reviewer.findings if v.key_finding == target.id and v.category in (m.MATCHED, m.DUPLICATE)]
+        if not own and rep_e.finding is None:
+            continue
+        yield target.id, _survival(ctx, own, rep_e, report, target, method)
 
 
 def _survival(ctx, own, rep_e, report, target, method) -> tuple[str, str] | None:
@@ -299,32 +328,42 @@ def _show(value: object) -> str:
 
 def identical_input_stability(judged: JudgedRun) -> Iterator[Observed]:
     """Each unordered pair of repetitions of one case version in one stage: same outcomes and counts."""
+    repetitions = range(1, judged.run.repetitions + 1)
     for cv in judged.case_versions:
         for stage in judged.stages:
-            summaries = {rep: _summary(judged.verdicts[(cv.id, rep, stage)]) for rep in range(1, judged.run.repetitions + 1)}
-            for i, j in combinations(sorted(summaries), 2):
-                common = dict(measure="IDENTICAL_INPUT_STABILITY", case_version=cv.id, repetition=f"{i}-{j}", stage=stage,
-                              subject="-", cases=((cv.id, i), (cv.id, j)))
-                left, right = summaries[i], summaries[j]
+            verdicts = {rep: judged.verdicts[(cv.id, rep, stage)] for rep in repetitions}
+            summaries: dict[int, dict[str, object]] = {}
+            for i, j in combinations(repetitions, 2):
+                common = ("IDENTICAL_INPUT_STABILITY", cv.id, f"{i}-{j}", stage, "-")
+                cases = ((cv.id, i), (cv.id, j))
+                if verdicts[i] is verdicts[j]:  # equal answers, judged once: nothing can differ
+                    yield Observed(*common, m.PASSED, cases=cases)
+                    continue
+                left = summaries[i] if i in summaries else summaries.setdefault(i, _summary(verdicts[i]))
+                right = summaries[j] if j in summaries else summaries.setdefault(j, _summary(verdicts[j]))
                 differing = [k for k in left if left[k] != right[k]]
                 if not differing:
-                    yield Observed(result=m.PASSED, **common)
+                    yield Observed(*common, m.PASSED, cases=cases)
                     continue
                 first = differing[0]
                 reason = "outcome" if first.startswith("expected:") else f"count.{first}"
-                yield Observed(result=m.FAILED, reason=reason,
-                               detail=f"{first}: repetition {i} gives {left[first]}, repetition {j} gives {right[first]}"
-                                      + (f" (+{len(differing) - 1} more difference(s))" if len(differing) > 1 else ""),
-                               **common)
+                yield Observed(*common, m.FAILED, reason,
+                               f"{first}: repetition {i} gives {left[first]}, repetition {j} gives {right[first]}"
+                               + (f" (+{len(differing) - 1} more difference(s))" if len(differing) > 1 else ""),
+                               cases)
 
 
 def _summary(verdict: m.StageVerdict) -> dict[str, object]:
     summary: dict[str, object] = {f"expected:{ev.expected.id}": ("matched" if ev.finding else "missed") for ev in verdict.expected}
-    counted = [v for v in verdict.findings if v.category != m.VOLUNTARY]
-    summary["flaws"] = sum(1 for v in counted if v.finding.kind == m.FLAW)
-    summary["strengths"] = sum(1 for v in counted if v.finding.kind == m.STRENGTH)
-    summary["unexpected"] = sum(1 for v in counted if v.category == m.UNEXPECTED)
-    summary["prohibited"] = sum(1 for v in counted if v.category == m.PROHIBITED)
+    flaws = strengths = unexpected = prohibited = 0
+    for v in verdict.findings:
+        if v.category == m.VOLUNTARY:
+            continue  # voluntary strengths are left out
+        flaws += v.finding.kind == m.FLAW
+        strengths += v.finding.kind == m.STRENGTH
+        unexpected += v.category == m.UNEXPECTED
+        prohibited += v.category == m.PROHIBITED
+    summary.update(flaws=flaws, strengths=strengths, unexpected=unexpected, prohibited=prohibited)
     return summary
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
+from itertools import chain
+from operator import attrgetter
 
 from . import model as m
 from .matching import CaseContext, judge_stage, method_for
@@ -77,37 +79,47 @@ def aggregate_observed(records: m.Records, run_id: str, observed: dict[str, list
 def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed: dict[str, list[Observed]]) -> m.RunResult:
     measures = []
     observations: list[m.Observation] = []
-    per_case: dict[tuple[str, int], dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    # per measure, how many observations each (case version, repetition) took part in, and how many of those did not pass
+    involved: dict[str, Counter] = {}
+    not_passed: dict[str, dict[tuple[str, int], int]] = {}
     case_flags: dict[tuple[str, int], set[str]] = defaultdict(set)
     for measure, items in observed.items():
-        counts = {m.PASSED: 0, m.FAILED: 0, m.PENDING: 0, m.DISMISSED: 0}
+        # most observations pass: count them in bulk, and look one by one only at the others
+        counts = Counter(map(_RESULT, items))
+        involved[measure] = Counter(chain.from_iterable(map(_CASES, items)))
+        failing = not_passed[measure] = {}
         for obs in items:
-            counts[obs.result] += 1
-            passed = obs.result in (m.PASSED, m.DISMISSED)
+            if obs.result == m.PASSED:
+                continue
             for case in obs.cases:
-                tally = per_case[case][measure]
-                tally[1] += 1
-                tally[0] += passed
+                if obs.result != m.DISMISSED:
+                    failing[case] = failing.get(case, 0) + 1
                 case_flags[case].add(obs.result)
-            if obs.result != m.PASSED:
-                observations.append(_public(obs))
-        total = sum(counts.values())
+            observations.append(_public(obs))
+        total = counts[m.PASSED] + counts[m.FAILED] + counts[m.PENDING] + counts[m.DISMISSED]
         passed = counts[m.PASSED] + counts[m.DISMISSED]
         measures.append(m.MeasureResult(
             measure, measure_state(passed, total, counts[m.FAILED], counts[m.PENDING]),
             passed, total, counts[m.FAILED], counts[m.PENDING], counts[m.DISMISSED],
         ))
+    in_name_order = sorted(observed)
     cases = []
     for cv in case_versions:
         for rep in range(1, run.repetitions + 1):
-            tallies = per_case.get((cv.id, rep), {})
-            flags = case_flags.get((cv.id, rep), set())
+            case = (cv.id, rep)
+            tallies = {measure: (involved[measure][case] - not_passed[measure].get(case, 0), involved[measure][case])
+                       for measure in in_name_order if case in involved[measure]}
+            flags = case_flags.get(case, set())
             state = (m.BLOCK if m.FAILED in flags else m.PENDING_CONFIRMATION if m.PENDING in flags
                      else m.PASS if tallies else m.NOT_OBSERVED)
-            cases.append(m.CaseResult(cv.id, rep, state, {k: (v[0], v[1]) for k, v in sorted(tallies.items())}))
+            cases.append(m.CaseResult(cv.id, rep, state, tallies))
     order = {name: i for i, name in enumerate(m.MEASURES)}
     observations.sort(key=lambda o: (order[o.measure], o.case_version, _rep_key(o.repetition), m.STAGES.index(o.stage), o.subject, o.reason))
     return m.RunResult(run.id, version, method_id, run_outcome([x.state for x in measures]), tuple(measures), tuple(cases), tuple(observations))
+
+
+_RESULT = attrgetter("result")
+_CASES = attrgetter("cases")
 
 
 def _rep_key(repetition: str) -> tuple[int, ...]:

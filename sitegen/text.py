@@ -5,12 +5,16 @@ from __future__ import annotations
 import bisect
 import re
 
-_RUN = re.compile(r"[ \t\r\n]+")
+_LONG_RUN = re.compile(r"[ \t\r\n]{2,}")  # the runs that collapsing shortens; a single space, tab or line break keeps its length
 
 
 def collapse(text: str) -> str:
     """Collapse every run of spaces, tabs and line breaks into one space; nothing else is normalised."""
-    return _RUN.sub(" ", text)
+    # the same as _RUN.sub(" ", text), several times faster: each tab and line break becomes a space, then runs of spaces halve
+    spaced = text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+    while "  " in spaced:
+        spaced = spaced.replace("  ", " ")
+    return spaced
 
 
 class DocumentText:
@@ -23,30 +27,19 @@ class DocumentText:
         self._collapsed_starts: list[int] | None = None  # the map back to lines is built on first need
 
     def _build_map(self) -> None:
+        """Breakpoints (collapsed offset, original offset) where the shift between the two changes: around each shortened run."""
         document = self.document
-        pieces: list[str] = []
-        # breakpoints: collapsed offset -> original offset, at the start of every piece
-        self._collapsed_starts: list[int] = []
-        self._original_starts: list[int] = []
-        position = 0
-        collapsed_length = 0
-        for match in _RUN.finditer(document):
-            if match.start() > position:
-                self._collapsed_starts.append(collapsed_length)
-                self._original_starts.append(position)
-                pieces.append(document[position : match.start()])
-                collapsed_length += match.start() - position
-            self._collapsed_starts.append(collapsed_length)
-            self._original_starts.append(match.start())
-            pieces.append(" ")
-            collapsed_length += 1
-            position = match.end()
-        if position < len(document):
-            self._collapsed_starts.append(collapsed_length)
-            self._original_starts.append(position)
-            pieces.append(document[position:])
-        assert "".join(pieces) == self.collapsed
-        self._newlines = [i for i, c in enumerate(document) if c == "\n"]
+        self._collapsed_starts = [0]
+        self._original_starts = [0]
+        shortened = 0  # characters the runs so far lost
+        for match in _LONG_RUN.finditer(document):
+            start, end = match.start(), match.end()
+            # the run's one space stands for its first character; what follows it starts at the run's end
+            self._collapsed_starts += [start - shortened, start - shortened + 1]
+            self._original_starts += [start, end]
+            shortened += end - start - 1
+        assert len(document) - shortened == len(self.collapsed)
+        self._newlines = [match.start() for match in re.finditer("\n", document)]
 
     def _original(self, collapsed_offset: int) -> int:
         index = bisect.bisect_right(self._collapsed_starts, collapsed_offset) - 1
