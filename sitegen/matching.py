@@ -159,7 +159,7 @@ def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: Match
             ei, found = assignment[fi]
             verdicts.append(m.FindingVerdict(finding, m.MATCHED, expected[ei].id, found, fact.quote_found))
             continue
-        duplicate_of = next(((ei, found) for ei, found in fact.expected if ei in matched_expected), None)
+        duplicate_of = next(((ei, found) for ei, found in fact.expected if ei in matched_expected), None) if fact.expected else None
         if duplicate_of is not None:
             ei, found = duplicate_of
             verdicts.append(m.FindingVerdict(finding, m.DUPLICATE, expected[ei].id, found, fact.quote_found))
@@ -227,8 +227,6 @@ def _why_missed(ctx, findings, target, method) -> tuple[str, str | None]:
 
 def _assign(edges: dict[int, tuple[tuple[int, str], ...]], n_findings: int) -> dict[int, tuple[int, str]]:
     """A maximum one-to-one assignment; ties go to more exact matches, then earlier findings, then earlier key entries."""
-    if _all_apart(edges):
-        return {fi: targets[0] for fi, targets in edges.items()}
     result: dict[int, tuple[int, str]] = {}
     for members in _components(edges):
         if len(members) == 1 and len(edges[members[0]]) == 1:
@@ -238,18 +236,19 @@ def _assign(edges: dict[int, tuple[tuple[int, str], ...]], n_findings: int) -> d
     return result
 
 
-def _all_apart(edges: dict[int, tuple[tuple[int, str], ...]]) -> bool:
-    """Whether every component is a single edge (one finding, one expected finding): the usual answer, with nothing to choose."""
-    taken = set()
-    for targets in edges.values():
-        if len(targets) != 1 or targets[0][0] in taken:
-            return False
-        taken.add(targets[0][0])
-    return True
-
-
 def _components(edges: dict[int, tuple[tuple[int, str], ...]]) -> list[list[int]]:
     """The findings of each connected component of the bipartite graph, in finding order; findings sharing an expected finding meet."""
+    # the usual answer: each finding matches at most one expected finding, so a component is one expected finding and its findings
+    by_expected: dict[int, list[int]] = {}
+    for fi in sorted(edges):
+        if len(edges[fi]) != 1:
+            return _tangled_components(edges)
+        by_expected.setdefault(edges[fi][0][0], []).append(fi)
+    return list(by_expected.values())
+
+
+def _tangled_components(edges: dict[int, tuple[tuple[int, str], ...]]) -> list[list[int]]:
+    """Components when some finding matches several expected findings: union-find over the expected findings."""
     parent: dict[int, int] = {}  # expected finding -> another in its component; the root points nowhere
 
     def root(ei: int) -> int:

@@ -116,11 +116,11 @@ def grounding(judged: JudgedRun) -> Iterator[Observed]:
         for ev in verdict.expected:
             if stage == m.REVIEWER and not ev.expected.reviewer_expected:
                 continue
-            # positional: a large run makes millions of these, and keyword unpacking costs more than the tuple
-            common = ("GROUNDING", cv.id, repetition, stage, ev.expected.id)
             if ev.finding is not None:
-                yield Observed(*common, m.PASSED, cases=cases)
+                # all fields by position: a large run makes millions of these, and keywords and defaults cost more than the tuple
+                yield Observed("GROUNDING", cv.id, repetition, stage, ev.expected.id, m.PASSED, "", "", cases, None)
                 continue
+            common = ("GROUNDING", cv.id, repetition, stage, ev.expected.id)
             if answer.rerun is None:
                 yield Observed(*common, m.PENDING, ev.reason, f"first miss, no rerun recorded: {_miss(ev)}", cases)
                 continue
@@ -143,23 +143,22 @@ def clean_case_flaws(judged: JudgedRun) -> Iterator[Observed]:
         if not cv.clean:
             continue
         flaws = [v.finding.id for v in verdict.findings if v.finding.kind == m.FLAW]
-        common = ("CLEAN_CASE_FLAWS", cv.id, str(rep), stage, "-")
         if flaws:
-            yield Observed(*common, m.FAILED, "flaw", f"{len(flaws)} flaw(s) reported on a clean case: {', '.join(flaws)}", ((cv.id, rep),))
+            yield Observed("CLEAN_CASE_FLAWS", cv.id, str(rep), stage, "-", m.FAILED, "flaw",
+                           f"{len(flaws)} flaw(s) reported on a clean case: {', '.join(flaws)}", ((cv.id, rep),))
         else:
-            yield Observed(*common, m.PASSED, cases=((cv.id, rep),))
+            yield Observed("CLEAN_CASE_FLAWS", cv.id, str(rep), stage, "-", m.PASSED, "", "", ((cv.id, rep),), None)
 
 
 def prohibited_output(judged: JudgedRun) -> Iterator[Observed]:
     """Each stage of each repetition of any case version: no prohibited finding of the key may occur."""
     for cv, rep, stage, verdict in _iter(judged):
         hits = [v for v in verdict.findings if v.category == m.PROHIBITED]
-        common = ("PROHIBITED_OUTPUT", cv.id, str(rep), stage, "-")
         if hits:
             shown = ", ".join(f"{v.finding.id} matches prohibited {v.key_finding}" for v in hits)
-            yield Observed(*common, m.FAILED, "prohibited", shown, ((cv.id, rep),))
+            yield Observed("PROHIBITED_OUTPUT", cv.id, str(rep), stage, "-", m.FAILED, "prohibited", shown, ((cv.id, rep),))
         else:
-            yield Observed(*common, m.PASSED, cases=((cv.id, rep),))
+            yield Observed("PROHIBITED_OUTPUT", cv.id, str(rep), stage, "-", m.PASSED, "", "", ((cv.id, rep),), None)
 
 
 def quote_fidelity(judged: JudgedRun) -> Iterator[Observed]:
@@ -171,10 +170,11 @@ def quote_fidelity(judged: JudgedRun) -> Iterator[Observed]:
             quote = v.finding.quote
             if quote is None:
                 continue
-            common = ("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id)
             if v.quote_found:
-                yield Observed(*common, m.PASSED, cases=cases, quote=ctx.collapsed(quote))
-            elif not quote.strip():
+                yield Observed("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id, m.PASSED, "", "", cases, ctx.collapsed(quote))
+                continue
+            common = ("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id)
+            if not quote.strip():
                 yield Observed(*common, m.FAILED, "quote.empty", "the quote is empty and cannot be checked", cases, ctx.collapsed(quote))
             else:
                 yield Observed(*common, m.FAILED, "quote.not-found", f"quote not in the document: \"{quote}\"", cases, ctx.collapsed(quote))
@@ -198,7 +198,7 @@ def reducer_survival(judged: JudgedRun) -> Iterator[Observed]:
             repetition, cases = str(rep), ((cv.id, rep),)
             for subject, failure in outcomes:
                 if failure is None:
-                    yield Observed("REDUCER_SURVIVAL", cv.id, repetition, m.REPORT, subject, m.PASSED, cases=cases)
+                    yield Observed("REDUCER_SURVIVAL", cv.id, repetition, m.REPORT, subject, m.PASSED, "", "", cases, None)
                 else:
                     yield Observed("REDUCER_SURVIVAL", cv.id, repetition, m.REPORT, subject, m.FAILED, *failure, cases)
 
@@ -337,13 +337,12 @@ def identical_input_stability(judged: JudgedRun) -> Iterator[Observed]:
                 common = ("IDENTICAL_INPUT_STABILITY", cv.id, f"{i}-{j}", stage, "-")
                 cases = ((cv.id, i), (cv.id, j))
                 if verdicts[i] is verdicts[j]:  # equal answers, judged once: nothing can differ
-                    yield Observed(*common, m.PASSED, cases=cases)
+                    yield Observed(*common, m.PASSED, "", "", cases, None)
                     continue
-                left = summaries[i] if i in summaries else summaries.setdefault(i, _summary(verdicts[i]))
-                right = summaries[j] if j in summaries else summaries.setdefault(j, _summary(verdicts[j]))
+                left, right = _summary_of(i, verdicts, summaries), _summary_of(j, verdicts, summaries)
                 differing = [k for k in left if left[k] != right[k]]
                 if not differing:
-                    yield Observed(*common, m.PASSED, cases=cases)
+                    yield Observed(*common, m.PASSED, "", "", cases, None)
                     continue
                 first = differing[0]
                 reason = "outcome" if first.startswith("expected:") else f"count.{first}"
@@ -351,6 +350,13 @@ def identical_input_stability(judged: JudgedRun) -> Iterator[Observed]:
                                f"{first}: repetition {i} gives {left[first]}, repetition {j} gives {right[first]}"
                                + (f" (+{len(differing) - 1} more difference(s))" if len(differing) > 1 else ""),
                                cases)
+
+
+def _summary_of(rep: int, verdicts: dict[int, m.StageVerdict], summaries: dict[int, dict[str, object]]) -> dict[str, object]:
+    """The repetition's summary, made once and only when a comparison needs it."""
+    if rep not in summaries:
+        summaries[rep] = _summary(verdicts[rep])
+    return summaries[rep]
 
 
 def _summary(verdict: m.StageVerdict) -> dict[str, object]:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from itertools import chain
-from operator import attrgetter
+from collections import defaultdict
+from typing import Iterable, Mapping
 
 from . import model as m
 from .matching import CaseContext, judge_stage, method_for
@@ -52,7 +51,9 @@ def score_run(records: m.Records, run_id: str, *, scorer_version: int | None = N
     if run_crashed(records, run):
         return m.RunResult(run.id, version, method.id, m.CRASHED_STATE, (), (), ())
     judged = judge_run(records, run, method)
-    return _aggregate(run, version, method.id, judged.case_versions, observe(judged))
+    # each measure's observations are counted as they are made, so none is kept that did not fail
+    streams = {measure: function(judged) for measure, function in MEASURE_FUNCTIONS.items()}
+    return _aggregate(run, version, method.id, judged.case_versions, streams)
 
 
 def observe(judged) -> dict[str, list[Observed]]:
@@ -76,19 +77,22 @@ def aggregate_observed(records: m.Records, run_id: str, observed: dict[str, list
                       tuple(records.case_versions[cv] for cv in suite.case_versions), observed)
 
 
-def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed: dict[str, list[Observed]]) -> m.RunResult:
+def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed: Mapping[str, Iterable[Observed]]) -> m.RunResult:
+    """Counts per measure and per case, and the observations that did not plainly pass; each observation is looked at once."""
     measures = []
     observations: list[m.Observation] = []
     # per measure, how many observations each (case version, repetition) took part in, and how many of those did not pass
-    involved: dict[str, Counter] = {}
+    involved: dict[str, dict[tuple[str, int], int]] = {}
     not_passed: dict[str, dict[tuple[str, int], int]] = {}
     case_flags: dict[tuple[str, int], set[str]] = defaultdict(set)
     for measure, items in observed.items():
-        # most observations pass: count them in bulk, and look one by one only at the others
-        counts = Counter(map(_RESULT, items))
-        involved[measure] = Counter(chain.from_iterable(map(_CASES, items)))
+        counts = {m.PASSED: 0, m.FAILED: 0, m.PENDING: 0, m.DISMISSED: 0}
+        taking_part = involved[measure] = {}
         failing = not_passed[measure] = {}
         for obs in items:
+            counts[obs.result] += 1
+            for case in obs.cases:
+                taking_part[case] = taking_part.get(case, 0) + 1
             if obs.result == m.PASSED:
                 continue
             for case in obs.cases:
@@ -96,19 +100,22 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
                     failing[case] = failing.get(case, 0) + 1
                 case_flags[case].add(obs.result)
             observations.append(_public(obs))
-        total = counts[m.PASSED] + counts[m.FAILED] + counts[m.PENDING] + counts[m.DISMISSED]
+        total = sum(counts.values())
         passed = counts[m.PASSED] + counts[m.DISMISSED]
         measures.append(m.MeasureResult(
             measure, measure_state(passed, total, counts[m.FAILED], counts[m.PENDING]),
             passed, total, counts[m.FAILED], counts[m.PENDING], counts[m.DISMISSED],
         ))
-    in_name_order = sorted(observed)
+    per_case: dict[tuple[str, int], dict[str, tuple[int, int]]] = {}
+    for measure in sorted(observed):  # a case result lists its measures by name
+        failing = not_passed[measure]
+        for case, count in involved[measure].items():
+            per_case.setdefault(case, {})[measure] = (count - failing.get(case, 0), count)
     cases = []
     for cv in case_versions:
         for rep in range(1, run.repetitions + 1):
             case = (cv.id, rep)
-            tallies = {measure: (involved[measure][case] - not_passed[measure].get(case, 0), involved[measure][case])
-                       for measure in in_name_order if case in involved[measure]}
+            tallies = per_case.get(case, {})
             flags = case_flags.get(case, set())
             state = (m.BLOCK if m.FAILED in flags else m.PENDING_CONFIRMATION if m.PENDING in flags
                      else m.PASS if tallies else m.NOT_OBSERVED)
@@ -118,12 +125,8 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
     return m.RunResult(run.id, version, method_id, run_outcome([x.state for x in measures]), tuple(measures), tuple(cases), tuple(observations))
 
 
-_RESULT = attrgetter("result")
-_CASES = attrgetter("cases")
-
-
 def _rep_key(repetition: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in repetition.split("-"))
+    return tuple(map(int, repetition.split("-")))
 
 
 def _public(obs: Observed) -> m.Observation:
