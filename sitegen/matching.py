@@ -150,7 +150,7 @@ def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: Match
     expected = key.expected
     facts = [ctx.facts(finding, method) for finding in findings]
     edges = {fi: fact.expected for fi, fact in enumerate(facts) if fact.expected}
-    assignment = _assign(edges, len(findings))
+    assignment = _assign(edges, len(findings)) if edges else {}
     matched_expected = {ei: fi for fi, (ei, _) in assignment.items()}
 
     verdicts = []

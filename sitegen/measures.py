@@ -52,16 +52,16 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod) -> JudgedR
     answers: dict[tuple[str, int], m.Answer] = {}
     verdicts: dict[tuple[str, int, str], m.StageVerdict] = {}
     for cv in case_versions:
-        judged_before: list[tuple[tuple[m.Finding, ...], m.StageVerdict]] = []
+        judged_before: dict[str, list[tuple[tuple[m.Finding, ...], m.StageVerdict]]] = {stage: [] for stage in stages}
         for rep in range(1, run.repetitions + 1):
             answer = records.answers[(run.id, cv.id, rep)]
             answers[(cv.id, rep)] = answer
             for stage in stages:
                 findings = answer.answer.stage_findings(stage)
-                verdict = _judged_before(judged_before, findings)
+                verdict = _judged_before(judged_before[stage], findings)
                 if verdict is None:
                     verdict = judge_stage(contexts[cv.id], findings, method)
-                    judged_before.append((findings, verdict))
+                    judged_before[stage].append((findings, verdict))
                 verdicts[(cv.id, rep, stage)] = verdict
     in_suite = set(suite.case_versions)
     pairs = tuple(p for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite)

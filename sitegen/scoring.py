@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
+from contextlib import contextmanager
 from typing import Iterable, Mapping
 
 from . import model as m
-from .matching import CaseContext, judge_stage, method_for
+from .matching import CaseContext, MatchingMethod, judge_stage, method_for
 from .measures import MEASURE_FUNCTIONS, Observed, judge_run
 
 
@@ -50,10 +52,31 @@ def score_run(records: m.Records, run_id: str, *, scorer_version: int | None = N
     method = method_for(version)
     if run_crashed(records, run):
         return m.RunResult(run.id, version, method.id, m.CRASHED_STATE, (), (), ())
+    with _collector_paused():
+        return _score(records, run, version, method)
+
+
+def _score(records: m.Records, run: m.Run, version: int, method: MatchingMethod) -> m.RunResult:
     judged = judge_run(records, run, method)
     # each measure's observations are counted as they are made, so none is kept that did not fail
     streams = {measure: function(judged) for measure, function in MEASURE_FUNCTIONS.items()}
     return _aggregate(run, version, method.id, judged.case_versions, streams)
+
+
+@contextmanager
+def _collector_paused():
+    """Pause the cycle collector while a run is scored, as loading does.
+
+    A run's verdicts, hundreds of thousands of small objects without cycles, stay alive until the run is counted; meanwhile
+    the collector would only rescan them (a quarter of the scoring time). Reference counting frees them all afterwards.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def observe(judged) -> dict[str, list[Observed]]:
