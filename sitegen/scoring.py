@@ -89,7 +89,8 @@ def observe_run(records: m.Records, run_id: str) -> dict[str, list[Observed]] | 
     run = records.run(run_id)
     if run_crashed(records, run):
         return None
-    return observe(judge_run(records, run, method_for(run.scorer_version)))
+    with _collector_paused():
+        return observe(judge_run(records, run, method_for(run.scorer_version)))
 
 
 def aggregate_observed(records: m.Records, run_id: str, observed: dict[str, list[Observed]]) -> m.RunResult:
