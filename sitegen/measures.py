@@ -8,7 +8,6 @@ from typing import Callable, Iterator, Mapping, NamedTuple
 
 from . import model as m
 from .matching import CaseContext, MatchingMethod, evidence, judge_stage
-from .text import collapse
 
 
 class Observed(NamedTuple):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gc
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from contextlib import contextmanager
-from typing import Iterable, Mapping
 
 from . import model as m
 from .matching import CaseContext, MatchingMethod, judge_stage, method_for
