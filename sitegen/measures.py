@@ -138,15 +138,17 @@ def grounding(judged: JudgedRun) -> Iterator[Observed]:
 
 def clean_case_flaws(judged: JudgedRun) -> Iterator[Observed]:
     """Each stage of each repetition of a clean case version: no flaw may be reported."""
-    for cv, rep, stage, verdict in _iter(judged):
+    for cv in judged.case_versions:
         if not cv.clean:
             continue
-        flaws = [v.finding.id for v in verdict.findings if v.finding.kind == m.FLAW]
-        if flaws:
-            yield Observed("CLEAN_CASE_FLAWS", cv.id, str(rep), stage, "-", m.FAILED, "flaw",
-                           f"{len(flaws)} flaw(s) reported on a clean case: {', '.join(flaws)}", ((cv.id, rep),))
-        else:
-            yield Observed("CLEAN_CASE_FLAWS", cv.id, str(rep), stage, "-", m.PASSED, "", "", ((cv.id, rep),), None)
+        for rep in range(1, judged.run.repetitions + 1):
+            for stage in judged.stages:
+                flaws = [v.finding.id for v in judged.verdicts[(cv.id, rep, stage)].findings if v.finding.kind == m.FLAW]
+                if flaws:
+                    yield Observed("CLEAN_CASE_FLAWS", cv.id, str(rep), stage, "-", m.FAILED, "flaw",
+                                   f"{len(flaws)} flaw(s) reported on a clean case: {', '.join(flaws)}", ((cv.id, rep),))
+                else:
+                    yield Observed("CLEAN_CASE_FLAWS", cv.id, str(rep), stage, "-", m.PASSED, "", "", ((cv.id, rep),), None)
 
 
 def prohibited_output(judged: JudgedRun) -> Iterator[Observed]:

@@ -10,7 +10,8 @@ _LONG_RUN = re.compile(r"[ \t\r\n]{2,}")  # the runs that collapsing shortens; a
 
 def collapse(text: str) -> str:
     """Collapse every run of spaces, tabs and line breaks into one space; nothing else is normalised."""
-    # the same as _RUN.sub(" ", text), several times faster: each tab and line break becomes a space, then runs of spaces halve
+    # the same as re.sub(r"[ \t\r\n]+", " ", text), several times faster: tabs and line breaks become spaces, then runs of spaces
+    # halve until none is left; a run never meets another or vanishes, so each ends as exactly one space
     spaced = text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
     while "  " in spaced:
         spaced = spaced.replace("  ", " ")

@@ -1,9 +1,14 @@
 """Matching rules of METHOD.md ("Matching a finding to an expected finding"), one table row per edge case."""
 
+import re
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sitegen import model as m
 from sitegen.matching import METHODS, CaseContext, judge_stage
+from sitegen.text import DocumentText, collapse
 
 from factories import case_version, expected, finding
 
@@ -89,6 +94,14 @@ def test_tie_prefers_exact_over_contained():
     assert by_id["f1"].category == m.DUPLICATE
 
 
+def test_of_several_findings_on_one_passage_the_first_exact_one_is_matched():
+    contained = finding("f1", quote="Läckan är åtgärdad. Åtgärden utfördes")
+    located = finding("f4", quote=None, location=(4, 4))
+    verdict = judge([expected()], [contained, finding("f2"), finding("f3"), located])
+    assert [(v.finding.id, v.category, v.evidence) for v in verdict.findings] == [
+        ("f1", m.DUPLICATE, m.CONTAINED), ("f2", m.MATCHED, m.EXACT), ("f3", m.DUPLICATE, m.EXACT), ("f4", m.DUPLICATE, m.LOCATION)]
+
+
 def test_tie_goes_to_the_earlier_finding():
     verdict = judge([expected()], [finding("b"), finding("a")])
     assert [(v.finding.id, v.category) for v in verdict.findings] == [("b", m.MATCHED), ("a", m.DUPLICATE)]
@@ -136,3 +149,31 @@ def test_result_does_not_depend_on_key_order():
     one = judge([e1, e2], findings)
     two = judge([e2, e1], findings)
     assert {(v.finding.id, v.category, v.key_finding) for v in one.findings} == {(v.finding.id, v.category, v.key_finding) for v in two.findings}
+
+
+WHITESPACE_HEAVY = st.text(alphabet=st.sampled_from(["a", "b", "å", " ", "\t", "\n", "\r", "\u00a0", "\f"]), max_size=40)
+
+
+@given(text=WHITESPACE_HEAVY)
+def test_collapse_is_the_whitespace_rule(text):
+    assert collapse(text) == re.sub(r"[ \t\r\n]+", " ", text)
+
+
+@given(document=WHITESPACE_HEAVY, data=st.data())
+def test_occurrences_give_the_lines_a_character_by_character_map_gives(document, data):
+    start = data.draw(st.integers(0, len(document)))
+    quote = data.draw(st.one_of(st.just(document[start:data.draw(st.integers(start, len(document)))]), WHITESPACE_HEAVY))
+    # the rule spelled out: each collapsed character stands for the first original character of what it replaced
+    lines, line, collapsed_lines = [], 1, []
+    for match in re.finditer(r"[ \t\r\n]+|[^ \t\r\n]", document):
+        collapsed_lines.append(line)
+        line += match.group().count("\n")
+    collapsed = collapse(document)
+    needle = collapse(quote)
+    if needle.strip():
+        at = collapsed.find(needle)
+        while at != -1:
+            lines.append((collapsed_lines[at], collapsed_lines[at + len(needle) - 1]))
+            at = collapsed.find(needle, at + 1)
+    assert DocumentText(document).occurrences(quote) == tuple(lines)
+

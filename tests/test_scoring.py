@@ -273,3 +273,32 @@ def test_no_percentages_only_counts():
     for x in result.measures:
         assert isinstance(x.passed, int) and isinstance(x.observed, int)
         assert x.passed <= x.observed
+
+
+# --- how scoring runs ---------------------------------------------------------------
+
+
+def test_scoring_leaves_the_cycle_collector_as_it_found_it():
+    import gc
+
+    answers = {("leak", 1): (engine([finding()]), None)}
+    assert gc.isenabled()
+    score([FLAW_CASE], answers)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        score([FLAW_CASE], answers)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_repeated_answer_is_scored_as_if_it_were_judged_anew():
+    # equal findings in later repetitions reuse the first verdict: the counts must be those of three separate judgements
+    miss = engine([finding("a", rule="R-2")])
+    hit = engine([finding("a")])
+    result = score([FLAW_CASE], {("leak", 1): (hit, None), ("leak", 2): (miss, None), ("leak", 3): (hit, None)}, repetitions=3)
+    g = measure(result, "GROUNDING")
+    assert (g.passed, g.observed, g.pending) == (2, 3, 1)
+    stability = measure(result, "IDENTICAL_INPUT_STABILITY")
+    assert (stability.passed, stability.observed) == (1, 3)
