@@ -9,8 +9,9 @@ from typing import Mapping
 
 from . import model as m
 from .errors import Diagnostic, PublicationError, RecordsError
-from .jsonread import parse_json
-from .schema import validate
+from .jsonread import NotStreamable, parse_json, read_json_text
+from .schema import checked_items, validate
+from .spool import ResultSpool
 
 FORMAT = "sitegen.results/1"
 
@@ -98,19 +99,30 @@ def result_from_json(raw: dict) -> m.RunResult:
     )
 
 
-def read_results(data: bytes, *, path: str = "results.json") -> dict[str, m.RunResult]:
-    """Parse and schema-check the results record; results keyed by run id, in file order."""
+def read_results(data: bytes, *, path: str = "results.json") -> ResultSpool:
+    """Parse and schema-check the results record run by run; results keyed by run id, in file order, kept packed."""
+    doc, problems = read_json_text(path, data)
+    if not problems:
+        results = ResultSpool()
+        try:
+            for _, raw in checked_items(doc, "results", "runs"):
+                if raw["run"] in results:
+                    raise NotStreamable()  # the whole-file reading below says where
+                results.add(result_from_json(raw))
+            return results
+        except NotStreamable:
+            pass
     doc, problems = parse_json(path, data)
     if problems:
         raise RecordsError(problems)
     found: list[Diagnostic] = []
     validate("results", doc.value, lambda p, msg, code: found.append(doc.diagnostic(p, msg, code)))
-    results: dict[str, m.RunResult] = {}
+    results = ResultSpool()
     if not found:
         for index, raw in enumerate(doc.value["runs"]):
             if raw["run"] in results:
                 found.append(doc.diagnostic(f"/runs/{index}/run", f'run "{raw["run"]}" appears twice', "results.duplicate-run"))
-            results[raw["run"]] = result_from_json(raw)
+            results.add(result_from_json(raw))
     if found:
         raise RecordsError(found)
     return results
@@ -167,21 +179,25 @@ class ResultsVerifier:
     def __init__(self, records: m.Records, recorded: Mapping[str, m.RunResult]):
         self.records = records
         self.recorded = recorded
-        self.fresh: dict[str, m.RunResult] = {}
+        self.differences: dict[str, Difference | None] = {}
 
     def __call__(self, run_id: str, result: m.RunResult) -> None:
         recorded = self.recorded.get(run_id)
-        if recorded is None or recorded.scorer_version != result.scorer_version or compare_result(recorded, result) is not None:
-            self.fresh[run_id] = result  # kept only to be reported
-        else:
-            self.fresh[run_id] = recorded  # identical: no need to hold a second copy
+        if recorded is not None and recorded.scorer_version == result.scorer_version:
+            self.differences[run_id] = compare_result(recorded, result)
 
     def finish(self) -> None:
-        verify_results(self.records, self.recorded, self.fresh)
+        _raise_problems(self.records, self.recorded, self.differences)
 
 
 def verify_results(records: m.Records, recorded: Mapping[str, m.RunResult], fresh: Mapping[str, m.RunResult]) -> None:
     """Every published run must be in the record, and its fresh scoring (with its own scorer version) must reproduce it."""
+    differences = {run_id: compare_result(recorded[run_id], result) for run_id, result in fresh.items()
+                   if run_id in recorded and recorded[run_id].scorer_version == result.scorer_version}
+    _raise_problems(records, recorded, differences)
+
+
+def _raise_problems(records: m.Records, recorded: Mapping[str, m.RunResult], differences: Mapping[str, Difference | None]) -> None:
     source = records.files.get("results.json")
     path = source.path if source else "results.json"
     parsed: list = []  # the record is parsed again for line numbers only when there is a problem to place
@@ -205,7 +221,7 @@ def verify_results(records: m.Records, recorded: Mapping[str, m.RunResult], fres
                                f"run {run.id} was scored with scorer v{recorded[run.id].scorer_version}, but runs.json names "
                                f"v{run.scorer_version}", "results.scorer-version"))
             continue
-        difference = compare_result(recorded[run.id], fresh[run.id])
+        difference = differences.get(run.id)
         if difference is not None:
             problems.append(at(f"/runs/{index[run.id]}{difference.pointer}",
                                f"recorded results of run {run.id} differ from a fresh scoring: recorded {difference.recorded}, "

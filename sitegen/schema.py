@@ -70,6 +70,33 @@ def validate(name: str, value: object, report: Report) -> None:
     _compiled(name)(value, None, lambda path, message, code: report(pointer(path), message, code))
 
 
+def validate_item(name: str, key: str, index: int, value: object, report: Report) -> None:
+    """Check one item of the array under top-level `key`, for a file read item by item; pointers as with validate."""
+    _compiled_item(name, key)(value, ((None, key), index), lambda path, message, code: report(pointer(path), message, code))
+
+
+def checked_items(doc, schema: str, key: str):
+    """The items of a file read item by item (jsonread.iter_json_items), each checked; the first problem stops the stream.
+
+    The caller then reads the file whole, which places every problem exactly as for any other file.
+    """
+    from .jsonread import NotStreamable, iter_json_items
+
+    def refuse(pointer: str, message: str, code: str) -> None:
+        raise NotStreamable()
+
+    for index, item in iter_json_items(doc, key):
+        validate_item(schema, key, index, item, refuse)
+        yield index, item
+    validate(schema, doc.value, refuse)  # the other top-level members, with the array left empty
+
+
+@lru_cache(maxsize=None)
+def _compiled_item(name: str, key: str) -> Check:
+    schema = load_schema(name)
+    return _Compiler(schema).compile(schema["properties"][key]["items"])
+
+
 @lru_cache(maxsize=None)
 def _compiled(name: str) -> Check:
     """Each shipped schema is compiled into closures once per process."""
