@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import model as m
 from .errors import SitegenError
@@ -66,6 +66,10 @@ class Comparison:
     @property
     def regressions(self) -> tuple[Change, ...]:
         return tuple(c for c in self.changes if c.regression)
+
+    def regressions_only(self) -> "Comparison":
+        """The same comparison keeping only its regressions (all a run page shows): a large run has many other changes."""
+        return replace(self, changes=self.regressions)
 
     def to_json(self) -> dict:
         return {
@@ -197,12 +201,14 @@ def _compatibility(records: m.Records, run: m.Run) -> tuple:
             len(records.stages(run)))
 
 
-def score_and_compare(records: m.Records, *, jobs: int = 1, check=None) -> tuple[dict[str, m.RunResult], dict[str, Comparison]]:
+def score_and_compare(records: m.Records, *, jobs: int = 1, check=None,
+                      keep_all_changes: bool = True) -> tuple[dict[str, m.RunResult], dict[str, Comparison]]:
     """Score every published run once (its results, for verification) and compare it with the previous comparable run.
 
     Runs are taken by date; the observations of only the latest run of each compatibility key are kept, so memory
     holds a few runs' observations, not all. With jobs > 1 the runs are scored in forked processes, in the same order.
-    With `check`, each fresh result is handed to it and not kept (the returned results are then empty).
+    With `check`, each fresh result is handed to it and not kept (the returned results are then empty). Without
+    `keep_all_changes`, each comparison keeps only its regressions.
     """
     ordered = sorted(records.published_runs, key=lambda r: (r.date, r.id))
     results: dict[str, m.RunResult] = {}
@@ -218,7 +224,8 @@ def score_and_compare(records: m.Records, *, jobs: int = 1, check=None) -> tuple
         key = _compatibility(records, run)
         if key in latest:
             previous, seen = latest[key]
-            comparisons[run.id] = _compare(records, previous, run, seen, observed)
+            comparison = _compare(records, previous, run, seen, observed)
+            comparisons[run.id] = comparison if keep_all_changes else comparison.regressions_only()
         latest[key] = (run, observed)
     return results, comparisons
 

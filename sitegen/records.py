@@ -112,11 +112,11 @@ def _load(root: Path) -> m.Records:
         for published in config.publish:
             if published.record != RESULTS_FILE and published.record not in files and not (root / published.record).is_file():
                 out.at(config_doc, "/publish", f'published record "{published.record}" does not exist', "record.dangling-file")
-    results_json = None
     results_path = root / RESULTS_FILE
     if results_path.is_file():
-        results_json = results_path.read_bytes()
-        files[RESULTS_FILE] = m.SourceFile(str(results_path), hashlib.sha256(results_json).hexdigest(), len(results_json))
+        data = results_path.read_bytes()
+        files[RESULTS_FILE] = m.SourceFile(str(results_path), hashlib.sha256(data).hexdigest(), len(data))
+        del data  # read again when needed: at scale it is the largest file, and most commands never look at it
 
     setups = _setups(setups_doc, out) if setups_doc else {}
     suites, case_versions, pairs = _cases(cases_doc, out) if cases_doc else ((), {}, ())
@@ -162,7 +162,6 @@ def _load(root: Path) -> m.Records:
         runs=runs,
         answers=answers,
         entries=entries,
-        results_json=results_json,
         files=MappingProxyType(files),
     )
 

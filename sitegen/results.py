@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import Mapping
@@ -103,6 +104,7 @@ def read_results(data: bytes, *, path: str = "results.json") -> ResultSpool:
     """Parse and schema-check the results record run by run; results keyed by run id, in file order, kept packed."""
     doc, problems = read_json_text(path, data)
     if not problems:
+        data = None  # the decoded text is all the reading needs; the bytes need not stay alive beside it
         results = ResultSpool()
         try:
             for _, raw in checked_items(doc, "results", "runs"):
@@ -111,7 +113,7 @@ def read_results(data: bytes, *, path: str = "results.json") -> ResultSpool:
                 results.add(result_from_json(raw))
             return results
         except NotStreamable:
-            pass
+            data = doc.text.encode("utf-8")
     doc, problems = parse_json(path, data)
     if problems:
         raise RecordsError(problems)
@@ -279,7 +281,8 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
     unknown = [r for r in run_ids if r not in known]
     if unknown:
         raise UsageError(f"unknown run(s): {', '.join(unknown)}")
-    recorded = read_results(records.results_json) if records.results_json is not None else {}
+    source = records.files.get("results.json")
+    recorded = read_results(source.data) if source is not None else {}
     fresh = score_runs(records, tuple(run_ids), jobs=jobs)
     lines: list[str] = []
     problems: list[Diagnostic] = []
@@ -305,7 +308,7 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
         raise PublicationError(problems)
     data = write_results(updated)
     target = Path(root) / "results.json"
-    if records.results_json != data:
+    if source is None or source.sha256 != hashlib.sha256(data).hexdigest():
         temporary = target.with_name(".results.json.tmp")
         temporary.write_bytes(data)
         temporary.replace(target)

@@ -111,7 +111,7 @@ def make_records(folder: Path, *, publish_hidden=False):
         "results.json": source_file(folder, "results.json", b'{"format": "sitegen.results/1", "runs": []}\n'),
     }
     return m.Records(config, (suite,), case_versions(), (m.Pair("p1", "contrast", ("cure-unchecked", "tap-sample"), "One detail.", False),),
-                     {"setup-merge": setup}, runs, answers, (), None, files)
+                     {"setup-merge": setup}, runs, answers, (), files)
 
 
 def measures(**states):
