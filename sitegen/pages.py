@@ -158,6 +158,7 @@ def iter_pages(
         paths.append(page.path)
         return page
 
+    grids: dict[str, tuple] = {}  # per run, computed for the first language and reused: it reads every answer of the run
     for lang in languages:
         renderer = renderers[lang]
         content = load_content(content_root, lang)
@@ -169,7 +170,9 @@ def iter_pages(
         for run in published:
             result = results.get(run.id)
             comparison = (comparisons or {}).get(run.id)
-            listings = run_listings(run, result, _run_grid(records, run, result), comparison)
+            if run.id not in grids:
+                grids[run.id] = _run_grid(records, run, result)
+            listings = run_listings(run, result, grids[run.id], comparison)
             yield keep(renderer.page("run.html.j2", f"runs/{run.id}.html",
                                      {**common, "run_view": site.run_views[run.id], "listings": listings, "comparison": comparison}))
             for listing in listings.all():
