@@ -176,17 +176,24 @@ def _first_difference(a, b, pointer):
 
 
 class ResultsVerifier:
-    """Checks fresh results one run at a time as they are scored, so none has to be kept; `finish` raises what it found."""
+    """Checks fresh results one run at a time where they are scored, so none has to be kept or sent; `finish` raises."""
 
     def __init__(self, records: m.Records, recorded: Mapping[str, m.RunResult]):
         self.records = records
         self.recorded = recorded
         self.differences: dict[str, Difference | None] = {}
 
-    def __call__(self, run_id: str, result: m.RunResult) -> None:
+    def examine(self, run_id: str, result: m.RunResult) -> tuple[bool, Difference | None]:
+        """(whether the record has this run scored with the same scorer version, and if so where it differs)."""
         recorded = self.recorded.get(run_id)
-        if recorded is not None and recorded.scorer_version == result.scorer_version:
-            self.differences[run_id] = compare_result(recorded, result)
+        if recorded is None or recorded.scorer_version != result.scorer_version:
+            return False, None
+        return True, compare_result(recorded, result)
+
+    def note(self, run_id: str, examined: tuple[bool, Difference | None]) -> None:
+        comparable, difference = examined
+        if comparable:
+            self.differences[run_id] = difference
 
     def finish(self) -> None:
         _raise_problems(self.records, self.recorded, self.differences)
