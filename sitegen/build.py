@@ -69,13 +69,13 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     say("load", str(records_dir))
     records = load_records(records_dir)
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
-    if records.results_json is None:
+    if "results.json" not in records.files:
         raise PublicationError([Diagnostic(str(Path(records_dir) / "results.json"), None, None, None,
                                            "no results record; run `sitegen score --all` first", "results.missing")])
     results = read_results(records.results_json, path=str(Path(records_dir) / "results.json"))
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
     verifier = ResultsVerifier(records, results)
-    _, comparisons = score_and_compare(records, jobs=jobs, check=verifier)
+    _, comparisons = score_and_compare(records, jobs=jobs, check=verifier, keep_all_changes=False)
     verifier.finish()
     downloads = collect_downloads(records)
     leaks = unpublished_mentions(records, downloads)

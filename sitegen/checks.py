@@ -73,9 +73,11 @@ def run_checks(records_dir: Path) -> CheckOutcome:
         return CheckOutcome(tuple(lines), False)
 
     def results():
-        if records.results_json is None:
+        data = records.results_json
+        if data is None:
             raise SitegenError("no results record; run `sitegen score --all`")
-        state["results"] = read_results(records.results_json)
+        state["results"] = read_results(data)
+        del data
         fresh, state["comparisons"] = score_and_compare(records)
         verify_results(records, state["results"], fresh)
 

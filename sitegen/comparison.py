@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import model as m
 from .errors import SitegenError
@@ -66,6 +66,10 @@ class Comparison:
     @property
     def regressions(self) -> tuple[Change, ...]:
         return tuple(c for c in self.changes if c.regression)
+
+    def regressions_only(self) -> "Comparison":
+        """The same comparison keeping only its regressions (all a run page shows): a large run has many other changes."""
+        return replace(self, changes=self.regressions)
 
     def to_json(self) -> dict:
         return {
@@ -197,56 +201,64 @@ def _compatibility(records: m.Records, run: m.Run) -> tuple:
             len(records.stages(run)))
 
 
-def score_and_compare(records: m.Records, *, jobs: int = 1, check=None) -> tuple[dict[str, m.RunResult], dict[str, Comparison]]:
+def score_and_compare(records: m.Records, *, jobs: int = 1, check=None,
+                      keep_all_changes: bool = True) -> tuple[dict[str, m.RunResult], dict[str, Comparison]]:
     """Score every published run once (its results, for verification) and compare it with the previous comparable run.
 
     Runs are taken by date; the observations of only the latest run of each compatibility key are kept, so memory
     holds a few runs' observations, not all. With jobs > 1 the runs are scored in forked processes, in the same order.
-    With `check`, each fresh result is handed to it and not kept (the returned results are then empty).
+    With `check` (a results.ResultsVerifier), each fresh result is checked where it was scored, and only what the
+    check found travels back and is kept (the returned results are then empty). Without `keep_all_changes`, each
+    comparison keeps only its regressions.
     """
     ordered = sorted(records.published_runs, key=lambda r: (r.date, r.id))
     results: dict[str, m.RunResult] = {}
     comparisons: dict[str, Comparison] = {}
     latest: dict[tuple, tuple[m.Run, dict]] = {}
-    for run, result, observed in _scored(records, ordered, jobs):
+    for run, scored, observed in _scored(records, ordered, jobs, check):
         if check is None:
-            results[run.id] = result
+            results[run.id] = scored
         else:
-            check(run.id, result)
+            check.note(run.id, scored)
         if observed is None:
             continue
         key = _compatibility(records, run)
         if key in latest:
             previous, seen = latest[key]
-            comparisons[run.id] = _compare(records, previous, run, seen, observed)
+            comparison = _compare(records, previous, run, seen, observed)
+            comparisons[run.id] = comparison if keep_all_changes else comparison.regressions_only()
         latest[key] = (run, observed)
     return results, comparisons
 
 
-def _scored(records: m.Records, runs: list[m.Run], jobs: int):
+def _scored(records: m.Records, runs: list[m.Run], jobs: int, check):
     if jobs <= 1 or len(runs) <= 1:
         for run in runs:
-            yield (run, *_score_one(records, run.id))
+            yield (run, *_score_one(records, run.id, check))
         return
     import multiprocessing
 
     context = multiprocessing.get_context("fork")  # workers inherit the records instead of unpickling them
-    with context.Pool(processes=jobs, initializer=_WORKER.append, initargs=(records,)) as pool:
+    with context.Pool(processes=jobs, initializer=_WORKER.append, initargs=((records, check),)) as pool:
         for run, scored in zip(runs, pool.imap(_score_in_worker, [r.id for r in runs])):
             yield (run, *scored)
 
 
-_WORKER: list[m.Records] = []  # filled once in each forked worker, never in the parent
+_WORKER: list[tuple] = []  # (records, check), filled once in each forked worker, never in the parent
 
 
 def _score_in_worker(run_id: str):
-    return _score_one(_WORKER[0], run_id)
+    records, check = _WORKER[0]
+    return _score_one(records, run_id, check)
 
 
-def _score_one(records: m.Records, run_id: str):
+def _score_one(records: m.Records, run_id: str, check=None):
+    """A run's result (or what `check` found in it) and the summary a comparison needs (None for a CRASHED run)."""
     from .scoring import aggregate_observed, observe_run, score_run
 
     observed = observe_run(records, run_id)
     if observed is None:
-        return score_run(records, run_id), None
-    return aggregate_observed(records, run_id, observed), summarize(observed)
+        result, summary = score_run(records, run_id), None
+    else:
+        result, summary = aggregate_observed(records, run_id, observed), summarize(observed)
+    return (result if check is None else check.examine(run_id, result)), summary

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from .errors import Diagnostic
 
@@ -187,3 +188,75 @@ class _Scanner:
                 pos += 1
                 continue
             return pos + 1
+
+
+class NotStreamable(Exception):
+    """The text is not a plain valid object at the top: the caller parses it whole to say exactly what is wrong."""
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_refuse_constant)
+
+
+def iter_json_items(doc: JsonText, key: str) -> Iterator[tuple[int, object]]:
+    """The items of the array under top-level `key`, parsed one at a time, as strictly as parse_json.
+
+    A large records file is one object holding one long array; parsing it whole would hold every item's tree at
+    once. Here only one item is alive at a time; the other top-level members land in `doc.value`. Raises
+    NotStreamable at anything unusual (bad syntax, a duplicate key, NaN), and the caller falls back to parse_json.
+    """
+    text, skip = doc.text, _WS.match
+    members: dict[str, object] = {}
+    doc.value = members
+    try:
+        pos = skip(text, 0).end()
+        if text[pos] != "{":
+            raise NotStreamable()
+        pos = skip(text, pos + 1).end()
+        while text[pos] != "}" or members:
+            if text[pos] != '"':
+                raise NotStreamable()
+            name, pos = json.decoder.scanstring(text, pos + 1)
+            pos = skip(text, pos).end()
+            if text[pos] != ":" or name in members:
+                raise NotStreamable()
+            pos = skip(text, pos + 1).end()
+            if name == key and text[pos] == "[":
+                members[name] = []
+                pos = skip(text, pos + 1).end()
+                index = 0
+                while text[pos] != "]":
+                    item, pos = _DECODER.raw_decode(text, pos)
+                    yield index, item
+                    index += 1
+                    pos = skip(text, pos).end()
+                    if text[pos] == ",":
+                        pos = skip(text, pos + 1).end()
+                        if text[pos] == "]":
+                            raise NotStreamable()  # a trailing comma
+                    elif text[pos] != "]":
+                        raise NotStreamable()
+                pos += 1
+            else:
+                members[name], pos = _DECODER.raw_decode(text, pos)
+            pos = skip(text, pos).end()
+            if text[pos] == ",":
+                pos = skip(text, pos + 1).end()
+                continue
+            if text[pos] != "}":
+                raise NotStreamable()
+            break
+        if skip(text, pos + 1).end() != len(text):
+            raise NotStreamable()
+    except (IndexError, ValueError, _Duplicate):
+        raise NotStreamable() from None
+
+
+def read_json_text(path: str, data: bytes) -> tuple[JsonText | None, list[Diagnostic]]:
+    """Decode the bytes only (UTF-8, no byte order mark), for iter_json_items; parse_json reports anything else."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return parse_json(path, data)
+    if text.startswith("\ufeff"):
+        return parse_json(path, data)
+    return JsonText(path, text), []

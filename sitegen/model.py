@@ -258,8 +258,13 @@ class Records:
     runs: tuple[Run, ...]
     answers: Mapping[tuple[str, str, int], Answer]  # (run, case version, repetition)
     entries: tuple[Entry, ...]
-    results_json: bytes | None  # results.json as checked in, or None when absent
     files: Mapping[str, SourceFile] = field(default_factory=dict)
+
+    @property
+    def results_json(self) -> bytes | None:
+        """results.json as checked in, or None when absent; read when needed (it is large), checked against its hash."""
+        source = self.files.get("results.json")
+        return None if source is None else source.data
 
     def run(self, run_id: str) -> Run:
         for run in self.runs:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -86,7 +86,8 @@ class RepetitionInput:
     """One repetition of one run of one case version, with the verdicts of every stage already computed."""
 
     repetition: int
-    result: CaseResult | None
+    state: str | None  # None: no result for it
+    result: CaseResult | None  # with the counts per measure; only where the run's own case page needs them
     answer: Answer | None
     verdicts: tuple[tuple[str, StageVerdict], ...]
     rerun_verdicts: tuple[tuple[str, StageVerdict], ...]
@@ -157,6 +158,7 @@ def iter_pages(
         paths.append(page.path)
         return page
 
+    grids: dict[str, tuple] = {}  # per run, computed for the first language and reused: it reads every answer of the run
     for lang in languages:
         renderer = renderers[lang]
         content = load_content(content_root, lang)
@@ -168,7 +170,9 @@ def iter_pages(
         for run in published:
             result = results.get(run.id)
             comparison = (comparisons or {}).get(run.id)
-            listings = run_listings(run, result, _run_grid(records, run, result), comparison)
+            if run.id not in grids:
+                grids[run.id] = _run_grid(records, run, result)
+            listings = run_listings(run, result, grids[run.id], comparison)
             yield keep(renderer.page("run.html.j2", f"runs/{run.id}.html",
                                      {**common, "run_view": site.run_views[run.id], "listings": listings, "comparison": comparison}))
             for listing in listings.all():
@@ -179,19 +183,23 @@ def iter_pages(
     yield keep(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))
     yield keep(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
     runs_by_case = _runs_by_case(records, published)
-    case_states = {run.id: _index_cases(results.get(run.id)) for run in published}
     case_ids = sorted(records.case_versions)
-    job = _CaseJob(records, results, verdicts, renderers, languages, runs_by_case, case_states)
+    job = _CaseJob(records, results, verdicts, renderers, languages, runs_by_case, _states_by_run(results, published),
+                   {run.id: results[run.id].outcome if run.id in results else None for run in published})
+    # Case pages first, then each run's case pages run by run: a run's answers are unpacked once, not once per case.
+    tasks: list[tuple[str | None, list[str]]] = [(None, case_ids[i : i + CASE_CHUNK]) for i in range(0, len(case_ids), CASE_CHUNK)]
+    for run in published:
+        in_run = [cv_id for cv_id in case_ids if run in runs_by_case.get(cv_id, ())]
+        tasks.extend((run.id, in_run[i : i + CASE_CHUNK]) for i in range(0, len(in_run), CASE_CHUNK))
     if jobs <= 1 or len(case_ids) < 2 * CASE_CHUNK:
-        for cv_id in case_ids:
-            yield from map(keep, job.render(cv_id))
+        for task in tasks:
+            yield from map(keep, job.render(task))
     else:
         import multiprocessing
 
-        chunks = [case_ids[i : i + CASE_CHUNK] for i in range(0, len(case_ids), CASE_CHUNK)]
         context = multiprocessing.get_context("fork")  # workers inherit the records instead of unpickling them
         with context.Pool(processes=jobs, initializer=_start_case_worker, initargs=(job,)) as pool:
-            for pages in pool.imap(_render_case_chunk, chunks):
+            for pages in pool.imap(_render_case_chunk, tasks):
                 yield from map(keep, pages)
     yield keep(Page("static/site.css", (TEMPLATES / "static" / "site.css").read_bytes()))
     yield from render_sitemap(paths, base_url=config.base_url, build_date=build_date)
@@ -443,6 +451,12 @@ def _chart(measure: str, runs: tuple[Run, ...], results: Mapping[str, RunResult]
     return Chart(measure, width, CHART_HEIGHT + 2 * CHART_MARGIN + 12, tuple(bars), tuple(changes))
 
 
+def _states_by_run(results: Mapping[str, RunResult], published: tuple[Run, ...]) -> Mapping[str, Mapping[tuple[str, int], str]]:
+    """Each run's state per (case version, repetition): all a case page needs of every run, small enough to keep."""
+    return {run.id: {(c.case_version, c.repetition): c.state for c in results[run.id].cases} if run.id in results else {}
+            for run in published}
+
+
 def _index_cases(result: RunResult | None) -> Mapping[tuple[str, int], CaseResult]:
     """Index a run's case results once, so every case page looks its states up without scanning."""
     return {} if result is None else {(c.case_version, c.repetition): c for c in result.cases}
@@ -569,12 +583,28 @@ class _CaseJob:
     renderers: Mapping[str, "Renderer"]
     languages: tuple[str, ...]
     runs_by_case: Mapping[str, tuple[Run, ...]]
-    case_states: Mapping[str, Mapping[tuple[str, int], CaseResult]]
+    states: Mapping[str, Mapping[tuple[str, int], str]]  # run -> (case version, repetition) -> state
+    outcomes: Mapping[str, str | None]
+    _current: dict = field(default_factory=dict)  # the case results of the run being rendered, indexed once
 
-    def render(self, cv_id: str) -> list[Page]:
-        bundle = collect_case(self.records, cv_id, self.runs_by_case.get(cv_id, ()), self.case_states, self.results,
-                              verdicts=self.verdicts)
-        return [page for lang in self.languages for page in render_case(self.renderers[lang], bundle)]
+    def render(self, task: tuple[str | None, list[str]]) -> list[Page]:
+        """The case pages of some case versions (run None), or their pages for one run, in every language."""
+        run_id, case_ids = task
+        pages = []
+        if run_id is None:
+            for cv_id in case_ids:
+                bundle = collect_case(self.records, cv_id, self.runs_by_case.get(cv_id, ()), self.states, self.outcomes, verdicts=None)
+                pages.extend(render_case_page(self.renderers[lang], bundle) for lang in self.languages)
+            return pages
+        if run_id not in self._current:
+            self._current.clear()
+            self._current[run_id] = _index_cases(self.results.get(run_id))
+        for cv_id in case_ids:
+            run = next(r for r in self.runs_by_case[cv_id] if r.id == run_id)
+            bundle = collect_case(self.records, cv_id, (run,), self.states, self.outcomes, verdicts=self.verdicts,
+                                  case_results=self._current)
+            pages.extend(page for lang in self.languages for page in render_case_runs(self.renderers[lang], bundle))
+        return pages
 
 
 _WORKER_JOB: list[_CaseJob] = []  # set once in each forked worker process, never in the parent
@@ -584,55 +614,67 @@ def _start_case_worker(job: _CaseJob) -> None:
     _WORKER_JOB.append(job)
 
 
-def _render_case_chunk(case_ids: list[str]) -> list[Page]:
-    job = _WORKER_JOB[0]
-    return [page for cv_id in case_ids for page in job.render(cv_id)]
+def _render_case_chunk(task: tuple[str | None, list[str]]) -> list[Page]:
+    return _WORKER_JOB[0].render(task)
 
 
 def collect_case(
     records: Records,
     cv_id: str,
     runs: Iterable[Run],
-    case_states: Mapping[str, Mapping[tuple[str, int], CaseResult]],
-    results: Mapping[str, RunResult],
+    states: Mapping[str, Mapping[tuple[str, int], str]],
+    outcomes: Mapping[str, str | None],
     *,
-    verdicts: Verdicts,
+    verdicts: Verdicts | None,
+    case_results: Mapping[str, Mapping[tuple[str, int], CaseResult]] | None = None,
 ) -> CaseInput:
-    """Gather one case version's answers and verdicts, so its pages render in both languages from one computation."""
+    """Gather one case version's answers and verdicts, so its pages render in both languages from one computation.
+
+    Without `verdicts` only the states are gathered: enough for the case page itself, and no answer is read.
+    """
     cv = records.case_versions[cv_id]
     pairs = tuple((p, p.versions[1] if p.versions[0] == cv_id else p.versions[0]) for p in records.pairs if cv_id in p.versions)
     run_inputs = []
     for run in runs:
         stages = records.stages(run)
-        states = case_states.get(run.id, {})
-        result = results.get(run.id)
+        run_states = states.get(run.id, {})
+        found = case_results.get(run.id, {}) if case_results is not None else {}
         reps = []
         for rep in range(1, run.repetitions + 1):
-            answer = records.answers.get((run.id, cv_id, rep))
+            answer = records.answers.get((run.id, cv_id, rep)) if verdicts is not None else None
             stage_verdicts: tuple[tuple[str, StageVerdict], ...] = ()
             rerun_verdicts: tuple[tuple[str, StageVerdict], ...] = ()
             if answer is not None and answer.answer.status != CRASHED:
                 stage_verdicts = tuple((stage, verdicts(answer, stage, False)) for stage in stages)
                 if answer.rerun is not None and answer.rerun.status != CRASHED:
                     rerun_verdicts = tuple((stage, verdicts(answer, stage, True)) for stage in stages)
-            reps.append(RepetitionInput(rep, states.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts))
-        run_inputs.append(CaseRunInput(run, stages, result.outcome if result else None, tuple(reps)))
+            reps.append(RepetitionInput(rep, run_states.get((cv_id, rep)), found.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts))
+        run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), tuple(reps)))
     return CaseInput(cv, pairs, tuple(run_inputs))
 
 
 def render_case(renderer: Renderer, bundle: CaseInput) -> list[Page]:
     """Render one case version's page and its page per run in one language."""
+    return [render_case_page(renderer, bundle), *render_case_runs(renderer, bundle)]
+
+
+def render_case_page(renderer: Renderer, bundle: CaseInput) -> Page:
+    """The case version's own page: document, rules, key, pairs and the grid of outcomes (states only)."""
     cv = bundle.case_version
-    pages = [renderer.page("case.html.j2", case_path(cv.id), {"cv": cv, "bundle": bundle, "passage_lines": passage_lines})]
-    for run_input in bundle.runs:
-        pages.append(
-            renderer.page(
-                "case_run.html.j2",
-                case_path(cv.id, run_input.run.id),
-                {"cv": cv, "item": run_input, "passage_lines": passage_lines, "finding_lines": finding_lines},
-            )
+    return renderer.page("case.html.j2", case_path(cv.id), {"cv": cv, "bundle": bundle, "passage_lines": passage_lines})
+
+
+def render_case_runs(renderer: Renderer, bundle: CaseInput) -> list[Page]:
+    """The case version's page for each run in the bundle: the engine's findings against the key."""
+    cv = bundle.case_version
+    return [
+        renderer.page(
+            "case_run.html.j2",
+            case_path(cv.id, run_input.run.id),
+            {"cv": cv, "item": run_input, "passage_lines": passage_lines, "finding_lines": finding_lines},
         )
-    return pages
+        for run_input in bundle.runs
+    ]
 
 
 @lru_cache(maxsize=8192)

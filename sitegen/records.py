@@ -12,9 +12,10 @@ from types import MappingProxyType
 
 from . import model as m
 from .errors import Diagnostic, RecordsError
-from .jsonread import JsonText, parse_json
+from .jsonread import JsonText, NotStreamable, parse_json, read_json_text
 from .schema import did_you_mean as _hint
-from .schema import validate
+from .schema import checked_items, validate
+from .spool import AnswerSpool
 from .text import DocumentText
 
 CONFIG_FILE = "sitegen.json"
@@ -111,29 +112,30 @@ def _load(root: Path) -> m.Records:
         for published in config.publish:
             if published.record != RESULTS_FILE and published.record not in files and not (root / published.record).is_file():
                 out.at(config_doc, "/publish", f'published record "{published.record}" does not exist', "record.dangling-file")
-    results_json = None
     results_path = root / RESULTS_FILE
     if results_path.is_file():
-        results_json = results_path.read_bytes()
-        files[RESULTS_FILE] = m.SourceFile(str(results_path), hashlib.sha256(results_json).hexdigest(), len(results_json))
+        data = results_path.read_bytes()
+        files[RESULTS_FILE] = m.SourceFile(str(results_path), hashlib.sha256(data).hexdigest(), len(data))
+        del data  # read again when needed: at scale it is the largest file, and most commands never look at it
 
     setups = _setups(setups_doc, out) if setups_doc else {}
     suites, case_versions, pairs = _cases(cases_doc, out) if cases_doc else ((), {}, ())
     runs = _runs(runs_doc, out, setups=setups, suites=suites) if runs_doc else ()
-    answers: dict[tuple[str, str, int], m.Answer] = {}
+    answers = AnswerSpool()
     if config is not None and runs_doc and cases_doc and setups_doc:
         run_index = {r.id: r for r in runs}
         suite_index = {(s.id, s.version): s for s in suites}
         all_read = True
         shared = _Shared()
         for name in config.answers:
-            # one answers file at a time: its parsed JSON is dropped before the next is read
-            doc = _read(root, name, "answers", out, files, internal=internal if name in published_names else frozenset())
-            if doc is not None:
-                _answers(doc, name, out, answers, runs=run_index, suites=suite_index, case_versions=case_versions,
-                         setups=setups, published=name in published_names, shared=shared)
-            all_read = all_read and doc is not None
-            del doc
+            # one answers file at a time, one answer at a time: only this file's answers are alive, then they are packed
+            read = _read_answers(root, name, out, files, answers, internal=internal if name in published_names else frozenset(),
+                                 runs=run_index, suites=suite_index, case_versions=case_versions, setups=setups,
+                                 published=name in published_names, shared=shared)
+            if read is not None:
+                answers.add(read.values())
+            all_read = all_read and read is not None
+            del read
         if all_read:  # a file that could not be read would make every run it holds look incomplete
             _completeness(runs_doc, runs, answers, suite_index, out)
     elif config is not None:
@@ -158,9 +160,8 @@ def _load(root: Path) -> m.Records:
         pairs=pairs,
         setups=MappingProxyType(setups),
         runs=runs,
-        answers=MappingProxyType(answers),
+        answers=answers,
         entries=entries,
-        results_json=results_json,
         files=MappingProxyType(files),
     )
 
@@ -430,9 +431,40 @@ def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: _Collector, *, m
     return m.EngineAnswer(raw["status"], tuple(reviewers), corrections, report)
 
 
-def _answers(doc: JsonText, name: str, out: _Collector, answers: dict, *, runs: dict, suites: dict, case_versions: dict,
-             setups: dict, published: bool, shared: _Shared) -> None:
-    for index, a in enumerate(doc.value["answers"]):
+def _read_answers(root: Path, name: str, out: _Collector, files: dict[str, m.SourceFile], earlier: AnswerSpool, *,
+                  internal: frozenset[str], **context) -> dict[tuple[str, str, int], m.Answer] | None:
+    """One answers file read answer by answer (never its whole tree at once); None when it cannot be read or fails its schema.
+
+    Anything unusual (bad JSON, a schema problem) sends the file through _read instead, which parses it whole and
+    reports exactly what is wrong, as for every other records file.
+    """
+    path = root / name
+    try:
+        data = path.read_bytes()
+    except OSError:
+        data = None
+    if data is not None:
+        doc, problems = read_json_text(str(path), data)
+        if not problems:
+            files[name] = m.SourceFile(str(path), hashlib.sha256(data).hexdigest(), len(data))
+            del data
+            found = _Collector()
+            try:
+                read = _answers(doc, checked_items(doc, "answers", "answers"), name, found, earlier, **context)
+            except NotStreamable:
+                pass
+            else:
+                out.diagnostics.extend(found.diagnostics)
+                return read
+    doc = _read(root, name, "answers", out, files, internal=internal)
+    return None if doc is None else _answers(doc, enumerate(doc.value["answers"]), name, out, earlier, **context)
+
+
+def _answers(doc: JsonText, items, name: str, out: _Collector, earlier: AnswerSpool, *, runs: dict, suites: dict, case_versions: dict,
+             setups: dict, published: bool, shared: _Shared) -> dict[tuple[str, str, int], m.Answer]:
+    """The answers of one file, checked against the records and against the answers of the files read before it."""
+    answers: dict[tuple[str, str, int], m.Answer] = {}
+    for index, a in items:
         pointer = f"/answers/{index}"
         run = runs.get(a["run"])
         if run is None:
@@ -453,8 +485,9 @@ def _answers(doc: JsonText, name: str, out: _Collector, answers: dict, *, runs: 
         setup = setups.get(run.setup)
         merge = setup.merge if setup else None
         key = (a["run"], a["case_version"], a["repetition"])
-        if key in answers:
-            out.at(doc, pointer, f"duplicate answer for run {key[0]}, case version {key[1]}, repetition {key[2]} (also in {answers[key].source})",
+        if key in answers or key in earlier:
+            also = answers[key].source if key in answers else earlier.source(key)
+            out.at(doc, pointer, f"duplicate answer for run {key[0]}, case version {key[1]}, repetition {key[2]} (also in {also})",
                    "record.duplicate-id")
             continue
         if run.status == m.COMPLETED and a["status"] != m.COMPLETED:
@@ -465,9 +498,10 @@ def _answers(doc: JsonText, name: str, out: _Collector, answers: dict, *, runs: 
         if a["rerun"] is not None:
             rerun = _engine_answer(doc, f"{pointer}/rerun", a["rerun"], out, merge=merge, shared=shared)
         answers[key] = m.Answer(a["run"], a["case_version"], a["repetition"], answer, rerun, name)
+    return answers
 
 
-def _completeness(doc: JsonText, runs: tuple[m.Run, ...], answers: dict, suites: dict, out: _Collector) -> None:
+def _completeness(doc: JsonText, runs: tuple[m.Run, ...], answers: AnswerSpool, suites: dict, out: _Collector) -> None:
     for index, run in enumerate(runs):
         if not run.published or run.status != m.COMPLETED:
             continue

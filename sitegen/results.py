@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import Mapping
 
 from . import model as m
 from .errors import Diagnostic, PublicationError, RecordsError
-from .jsonread import parse_json
-from .schema import validate
+from .jsonread import NotStreamable, parse_json, read_json_text
+from .schema import checked_items, validate
+from .spool import ResultSpool
 
 FORMAT = "sitegen.results/1"
 
@@ -98,19 +100,31 @@ def result_from_json(raw: dict) -> m.RunResult:
     )
 
 
-def read_results(data: bytes, *, path: str = "results.json") -> dict[str, m.RunResult]:
-    """Parse and schema-check the results record; results keyed by run id, in file order."""
+def read_results(data: bytes, *, path: str = "results.json") -> ResultSpool:
+    """Parse and schema-check the results record run by run; results keyed by run id, in file order, kept packed."""
+    doc, problems = read_json_text(path, data)
+    if not problems:
+        data = None  # the decoded text is all the reading needs; the bytes need not stay alive beside it
+        results = ResultSpool()
+        try:
+            for _, raw in checked_items(doc, "results", "runs"):
+                if raw["run"] in results:
+                    raise NotStreamable()  # the whole-file reading below says where
+                results.add(result_from_json(raw))
+            return results
+        except NotStreamable:
+            data = doc.text.encode("utf-8")
     doc, problems = parse_json(path, data)
     if problems:
         raise RecordsError(problems)
     found: list[Diagnostic] = []
     validate("results", doc.value, lambda p, msg, code: found.append(doc.diagnostic(p, msg, code)))
-    results: dict[str, m.RunResult] = {}
+    results = ResultSpool()
     if not found:
         for index, raw in enumerate(doc.value["runs"]):
             if raw["run"] in results:
                 found.append(doc.diagnostic(f"/runs/{index}/run", f'run "{raw["run"]}" appears twice', "results.duplicate-run"))
-            results[raw["run"]] = result_from_json(raw)
+            results.add(result_from_json(raw))
     if found:
         raise RecordsError(found)
     return results
@@ -162,26 +176,37 @@ def _first_difference(a, b, pointer):
 
 
 class ResultsVerifier:
-    """Checks fresh results one run at a time as they are scored, so none has to be kept; `finish` raises what it found."""
+    """Checks fresh results one run at a time where they are scored, so none has to be kept or sent; `finish` raises."""
 
     def __init__(self, records: m.Records, recorded: Mapping[str, m.RunResult]):
         self.records = records
         self.recorded = recorded
-        self.fresh: dict[str, m.RunResult] = {}
+        self.differences: dict[str, Difference | None] = {}
 
-    def __call__(self, run_id: str, result: m.RunResult) -> None:
+    def examine(self, run_id: str, result: m.RunResult) -> tuple[bool, Difference | None]:
+        """(whether the record has this run scored with the same scorer version, and if so where it differs)."""
         recorded = self.recorded.get(run_id)
-        if recorded is None or recorded.scorer_version != result.scorer_version or compare_result(recorded, result) is not None:
-            self.fresh[run_id] = result  # kept only to be reported
-        else:
-            self.fresh[run_id] = recorded  # identical: no need to hold a second copy
+        if recorded is None or recorded.scorer_version != result.scorer_version:
+            return False, None
+        return True, compare_result(recorded, result)
+
+    def note(self, run_id: str, examined: tuple[bool, Difference | None]) -> None:
+        comparable, difference = examined
+        if comparable:
+            self.differences[run_id] = difference
 
     def finish(self) -> None:
-        verify_results(self.records, self.recorded, self.fresh)
+        _raise_problems(self.records, self.recorded, self.differences)
 
 
 def verify_results(records: m.Records, recorded: Mapping[str, m.RunResult], fresh: Mapping[str, m.RunResult]) -> None:
     """Every published run must be in the record, and its fresh scoring (with its own scorer version) must reproduce it."""
+    differences = {run_id: compare_result(recorded[run_id], result) for run_id, result in fresh.items()
+                   if run_id in recorded and recorded[run_id].scorer_version == result.scorer_version}
+    _raise_problems(records, recorded, differences)
+
+
+def _raise_problems(records: m.Records, recorded: Mapping[str, m.RunResult], differences: Mapping[str, Difference | None]) -> None:
     source = records.files.get("results.json")
     path = source.path if source else "results.json"
     parsed: list = []  # the record is parsed again for line numbers only when there is a problem to place
@@ -205,7 +230,7 @@ def verify_results(records: m.Records, recorded: Mapping[str, m.RunResult], fres
                                f"run {run.id} was scored with scorer v{recorded[run.id].scorer_version}, but runs.json names "
                                f"v{run.scorer_version}", "results.scorer-version"))
             continue
-        difference = compare_result(recorded[run.id], fresh[run.id])
+        difference = differences.get(run.id)
         if difference is not None:
             problems.append(at(f"/runs/{index[run.id]}{difference.pointer}",
                                f"recorded results of run {run.id} differ from a fresh scoring: recorded {difference.recorded}, "
@@ -263,7 +288,8 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
     unknown = [r for r in run_ids if r not in known]
     if unknown:
         raise UsageError(f"unknown run(s): {', '.join(unknown)}")
-    recorded = read_results(records.results_json) if records.results_json is not None else {}
+    source = records.files.get("results.json")
+    recorded = read_results(source.data) if source is not None else {}
     fresh = score_runs(records, tuple(run_ids), jobs=jobs)
     lines: list[str] = []
     problems: list[Diagnostic] = []
@@ -289,7 +315,7 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
         raise PublicationError(problems)
     data = write_results(updated)
     target = Path(root) / "results.json"
-    if records.results_json != data:
+    if source is None or source.sha256 != hashlib.sha256(data).hexdigest():
         temporary = target.with_name(".results.json.tmp")
         temporary.write_bytes(data)
         temporary.replace(target)

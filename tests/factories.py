@@ -67,4 +67,4 @@ def records(case_versions, answers, *, merge=False, repetitions=1, pairs=(), run
     config = m.Config(MappingProxyType({"sv": "Kvalitet", "en": "Quality"}), "https://example.org/", ("sv", "en"), "sv",
                       "https://example.org/repo", ("answers.json",), (), ())
     return m.Records(config, (suite,), MappingProxyType({cv.id: cv for cv in case_versions}), tuple(pairs),
-                     MappingProxyType({"setup": setup}), tuple(runs), MappingProxyType(answer_map), (), None)
+                     MappingProxyType({"setup": setup}), tuple(runs), MappingProxyType(answer_map), ())

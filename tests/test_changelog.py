@@ -56,7 +56,7 @@ def records(runs, entries=BASE_ENTRIES, *, files=None) -> Records:
     }
     suites = (Suite("controlled-regression", 1, "Suite", ()), Suite("controlled-regression", 2, "Suite", ()))
     return Records(config=config, suites=suites, case_versions={}, pairs=(), setups=setups, runs=tuple(runs),
-                   answers={}, entries=tuple(entries), results_json=None, files=files or {})
+                   answers={}, entries=tuple(entries), files=files or {})
 
 
 def derived(changelog: Changelog, kind: str) -> list[ChangelogRow]:

@@ -111,7 +111,7 @@ def make_records(folder: Path, *, publish_hidden=False):
         "results.json": source_file(folder, "results.json", b'{"format": "sitegen.results/1", "runs": []}\n'),
     }
     return m.Records(config, (suite,), case_versions(), (m.Pair("p1", "contrast", ("cure-unchecked", "tap-sample"), "One detail.", False),),
-                     {"setup-merge": setup}, runs, answers, (), None, files)
+                     {"setup-merge": setup}, runs, answers, (), files)
 
 
 def measures(**states):
@@ -596,8 +596,10 @@ def test_one_case_version_renders_from_picklable_input(records_dir):
     records = make_records(records_dir)
     published = tuple(r for r in records.runs if r.published)
     results = make_results(records)
-    states = {r.id: {(c.case_version, c.repetition): c for c in results[r.id].cases} for r in published}
-    bundle = collect_case(records, "cure-unchecked", published, states, results, verdicts=verdicts_for(records))
+    states = {r.id: {(c.case_version, c.repetition): c.state for c in results[r.id].cases} for r in published}
+    found = {r.id: {(c.case_version, c.repetition): c for c in results[r.id].cases} for r in published}
+    outcomes = {r.id: results[r.id].outcome for r in published}
+    bundle = collect_case(records, "cure-unchecked", published, states, outcomes, verdicts=verdicts_for(records), case_results=found)
     copy = pickle.loads(pickle.dumps(bundle))
     assert copy == bundle
     renderer = Renderer("en", translations()["en"], config=records.config, languages=("sv", "en"), build_date="")

@@ -144,3 +144,46 @@ def test_corrupted_bytes_never_escape_as_anything_else(tmp_path_factory, junk, o
         load_records(root)
     except RecordsError as exc:
         assert exc.diagnostics
+
+
+def test_a_valid_answers_file_is_read_answer_by_answer(tmp_path, monkeypatch):
+    """The whole-file parse is kept for files with a problem; a valid answers file never builds its whole tree."""
+    import sitegen.records as records_module
+
+    whole = records_module.parse_json
+
+    def refuse_answers(path, data):
+        assert "answers" not in Path(path).name, f"{path} was parsed whole"
+        return whole(path, data)
+
+    monkeypatch.setattr(records_module, "parse_json", refuse_answers)
+    assert len(load_records(overlay(tmp_path, None)).answers) == 18
+
+
+@pytest.mark.parametrize("old, new, pointer, code", [
+    ('"repetition": 1,', '"repetition": "1",', "/answers/0/repetition", "record.type"),
+    ('"status": "completed",', '"status": "completed", "status": "crashed",', "/answers/0/status", "json.duplicate-key"),
+    ('"missing": true,', '"missing": NaN,', None, "json.syntax"),
+])
+def test_a_broken_answers_file_is_reported_exactly_as_any_file(tmp_path, old, new, pointer, code):
+    root = overlay(tmp_path, None)
+    path = root / "answers.json"
+    text = path.read_text("utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), "utf-8")
+    with pytest.raises(RecordsError) as caught:
+        load_records(root)
+    (found,) = [d for d in caught.value.diagnostics if d.path.endswith("answers.json")]
+    line = text[: text.index(old)].count("\n") + 1
+    assert (found.code, found.pointer, found.line) == (code, pointer, line)
+
+
+def test_a_trailing_comma_in_the_answers_is_a_syntax_error(tmp_path):
+    root = overlay(tmp_path, None)
+    path = root / "answers.json"
+    text = path.read_text("utf-8").rstrip()
+    assert text.endswith("}\n  ]\n}")
+    path.write_text(text[: -len("\n  ]\n}")] + ",\n  ]\n}\n", "utf-8")
+    with pytest.raises(RecordsError) as caught:
+        load_records(root)
+    assert [d.code for d in caught.value.diagnostics] == ["json.syntax"]

@@ -123,3 +123,61 @@ def test_the_loader_fixtures_that_break_the_schema_break_it_for_jsonschema_too(f
     (document_path,) = folder.glob("*.json")
     document = json.loads(document_path.read_text(encoding="utf-8"))
     assert errors(schema_of[document_path.name], document)
+
+
+# --- the generated fast test agrees with the reporting validator --------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from sitegen import schema as schema_module  # noqa: E402
+
+_REPLACEMENTS = st.sampled_from([None, True, 0, 1, -1, 1.5, "", "x", "x..y", "UPPER", "flaw", "PASS", [], [1], {}, {"id": "x"}])
+
+
+def _documents() -> list[tuple[str, object]]:
+    return [(name, json.loads((folder / file).read_text(encoding="utf-8")))
+            for folder in FOLDERS.values() for file, name in files_of(folder)]
+
+
+def _places(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _places(item, prefix + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _places(item, prefix + (index,))
+
+
+def _reports(name: str, document) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    schema_module._compiled(name)(document, None, lambda path, message, code: found.append((schema_module.pointer(path), code)))
+    return found
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), replacement=_REPLACEMENTS, how=st.sampled_from(["replace", "delete", "add", "duplicate"]))
+def test_the_fast_test_accepts_exactly_what_the_validator_finds_nothing_wrong_with(data, replacement, how):
+    name, document = data.draw(st.sampled_from(_documents()))
+    document = copy.deepcopy(document)
+    place = data.draw(st.sampled_from(list(_places(document))[1:]))
+    parent = document
+    for step in place[:-1]:
+        parent = parent[step]
+    last = place[-1]
+    if how == "replace":
+        parent[last] = replacement
+    elif how == "delete":
+        del parent[last]
+    elif how == "add" and isinstance(parent, dict):
+        parent["unexpected_field"] = replacement
+    elif how == "duplicate" and isinstance(parent, list):
+        parent.append(copy.deepcopy(parent[last]))
+    accepted = schema_module._accepted(name, None)(document)
+    assert accepted == (not _reports(name, document)), _reports(name, document)
+
+
+def test_the_fast_test_accepts_every_valid_records_file():
+    for name, document in _documents():
+        assert schema_module._accepted(name, None)(document), name

@@ -1,0 +1,178 @@
+"""A large publication's answers kept packed in memory, one run unpacked at a time, so memory does not grow with runs."""
+
+from __future__ import annotations
+
+import gc
+import marshal
+import zlib
+from collections import OrderedDict
+from typing import Iterable, Iterator, Mapping
+
+from . import model as m
+
+Key = tuple[str, str, int]  # (run, case version, repetition)
+
+
+class AnswerSpool(Mapping[Key, m.Answer]):
+    """The answers of every run, mapped by (run, case version, repetition) like a dict.
+
+    Each records file's answers are packed per run (marshal of plain tuples, then zlib) as the loader finishes the
+    file; reading one answer unpacks its whole run, and only the last `keep` runs stay unpacked. Every consumer
+    works run by run (scoring, a run's pages), so each run is unpacked about once per pass.
+    """
+
+    def __init__(self, keep: int = 2):
+        self._keep = keep
+        self._sources: dict[str, dict[tuple[str, int], str]] = {}  # run -> (case version, repetition) -> records file
+        self._packs: dict[str, list[bytes]] = {}
+        self._unpacked: OrderedDict[str, dict[tuple[str, int], m.Answer]] = OrderedDict()
+
+    def add(self, answers: Iterable[m.Answer]) -> None:
+        """Pack answers (of one records file, typically) and forget the objects."""
+        by_run: dict[str, list[m.Answer]] = {}
+        for answer in answers:
+            by_run.setdefault(answer.run, []).append(answer)
+        for run, items in by_run.items():
+            sources = self._sources.setdefault(run, {})
+            for a in items:
+                sources[(a.case_version, a.repetition)] = a.source
+            self._packs.setdefault(run, []).append(zlib.compress(marshal.dumps(tuple(map(_pack_answer, items))), 1))
+            self._unpacked.pop(run, None)
+
+    def source(self, key: Key) -> str | None:
+        """The records file an answer came from, without unpacking it."""
+        return self._sources.get(key[0], {}).get((key[1], key[2]))
+
+    def run_keys(self, run: str) -> tuple[tuple[str, int], ...]:
+        return tuple(self._sources.get(run, ()))
+
+    def __getitem__(self, key: Key) -> m.Answer:
+        run, case_version, repetition = key
+        if (case_version, repetition) not in self._sources.get(run, ()):
+            raise KeyError(key)
+        return self._run(run)[(case_version, repetition)]
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            run, case_version, repetition = key  # type: ignore[misc]
+        except (TypeError, ValueError):
+            return False
+        return (case_version, repetition) in self._sources.get(run, ())
+
+    def __iter__(self) -> Iterator[Key]:
+        for run, sources in self._sources.items():
+            for case_version, repetition in sources:
+                yield (run, case_version, repetition)
+
+    def __len__(self) -> int:
+        return sum(len(s) for s in self._sources.values())
+
+    def _run(self, run: str) -> dict[tuple[str, int], m.Answer]:
+        unpacked = self._unpacked.get(run)
+        if unpacked is not None:
+            self._unpacked.move_to_end(run)
+            return unpacked
+        enabled = gc.isenabled()
+        gc.disable()  # tens of thousands of small objects, all kept: a collection meanwhile would only rescan them
+        try:
+            unpacked = {}
+            for pack in self._packs[run]:
+                for t in marshal.loads(zlib.decompress(pack)):
+                    unpacked[(t[0], t[1])] = m.Answer(run, t[0], t[1], _unpack_engine(t[2]), _unpack_engine(t[3]), t[4])
+        finally:
+            if enabled:
+                gc.enable()
+        self._unpacked[run] = unpacked
+        while len(self._unpacked) > self._keep:
+            self._unpacked.popitem(last=False)
+        return unpacked
+
+
+def _pack_finding(f: m.Finding) -> tuple:
+    return (f.id, f.kind, f.rule, f.supporting_rules, f.missing, f.quote, f.location, f.wording, f.trace)
+
+
+def _pack_engine(e: m.EngineAnswer | None) -> tuple | None:
+    if e is None:
+        return None
+    return (e.status, tuple((r.id, tuple(map(_pack_finding, r.findings))) for r in e.reviewers),
+            tuple((c.finding, c.before, c.after) for c in e.quote_corrections),
+            None if e.report is None else tuple(map(_pack_finding, e.report)))
+
+
+def _pack_answer(a: m.Answer) -> tuple:
+    return (a.case_version, a.repetition, _pack_engine(a.answer), _pack_engine(a.rerun), a.source)
+
+
+def _unpack_finding(t: tuple) -> m.Finding:
+    return m.Finding(*t)
+
+
+def _unpack_engine(t: tuple | None) -> m.EngineAnswer | None:
+    if t is None:
+        return None
+    status, reviewers, corrections, report = t
+    return m.EngineAnswer(
+        status,
+        tuple(m.Reviewer(rid, tuple(map(_unpack_finding, findings))) for rid, findings in reviewers),
+        tuple(m.QuoteCorrection(*c) for c in corrections),
+        None if report is None else tuple(map(_unpack_finding, report)),
+    )
+
+
+class ResultSpool(Mapping[str, m.RunResult]):
+    """Run results mapped by run id like a dict, packed the same way: at scale one run's results hold 30,000 case entries."""
+
+    def __init__(self, keep: int = 2):
+        self._keep = keep
+        self._packs: dict[str, bytes] = {}
+        self._states: dict[str, dict[tuple[str, int], str]] = {}
+        self._unpacked: OrderedDict[str, m.RunResult] = OrderedDict()
+
+    def add(self, result: m.RunResult) -> None:
+        self._packs[result.run] = zlib.compress(marshal.dumps(_pack_result(result)), 1)
+        self._states[result.run] = {(c.case_version, c.repetition): c.state for c in result.cases}
+        self._unpacked.pop(result.run, None)
+
+    def states(self, run: str) -> Mapping[tuple[str, int], str]:
+        """Each (case version, repetition)'s state in a run, without unpacking the run."""
+        return self._states.get(run, {})
+
+    def __getitem__(self, run: str) -> m.RunResult:
+        result = self._unpacked.get(run)
+        if result is not None:
+            self._unpacked.move_to_end(run)
+            return result
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            result = _unpack_result(marshal.loads(zlib.decompress(self._packs[run])))
+        finally:
+            if enabled:
+                gc.enable()
+        self._unpacked[run] = result
+        while len(self._unpacked) > self._keep:
+            self._unpacked.popitem(last=False)
+        return result
+
+    def __contains__(self, run: object) -> bool:
+        return run in self._packs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._packs)
+
+    def __len__(self) -> int:
+        return len(self._packs)
+
+
+def _pack_result(r: m.RunResult) -> tuple:
+    return (r.run, r.scorer_version, r.matching_method, r.outcome,
+            tuple((x.measure, x.state, x.passed, x.observed, x.failed, x.pending, x.dismissed) for x in r.measures),
+            tuple((c.case_version, c.repetition, c.state, dict(c.measures)) for c in r.cases),
+            tuple((o.measure, o.case_version, o.repetition, o.stage, o.subject, o.result, o.reason, o.detail) for o in r.observations))
+
+
+def _unpack_result(t: tuple) -> m.RunResult:
+    run, version, method, outcome, measures, cases, observations = t
+    return m.RunResult(run, version, method, outcome, tuple(m.MeasureResult(*x) for x in measures),
+                       tuple(m.CaseResult(*c) for c in cases), tuple(m.Observation(*o) for o in observations))

@@ -1,0 +1,73 @@
+"""Packed answers and results: whatever goes in comes out equal, looked up like a dict, with few runs unpacked at once."""
+
+from pathlib import Path
+
+import pytest
+
+from sitegen.records import load_records
+from sitegen.results import read_results, write_results
+from sitegen.spool import AnswerSpool, ResultSpool
+
+RECORDS = Path(__file__).resolve().parent.parent / "records"
+
+
+@pytest.fixture(scope="module")
+def records():
+    return load_records(RECORDS)
+
+
+def test_answers_come_back_equal_and_in_order(records):
+    spool = AnswerSpool(keep=1)
+    originals = dict(records.answers.items())
+    spool.add(originals.values())
+    assert list(spool) == list(originals)
+    assert len(spool) == len(originals)
+    for key, answer in originals.items():
+        assert key in spool
+        assert spool[key] == answer
+        assert spool.source(key) == answer.source
+
+
+def test_unknown_answers_are_missing_not_errors(records):
+    spool = AnswerSpool()
+    spool.add(records.answers.values())
+    run = records.published_runs[0].id
+    assert ("no-such-run", "x", 1) not in spool and spool.get(("no-such-run", "x", 1)) is None
+    assert (run, "no-such-case", 1) not in spool
+    assert "not a key" not in spool
+    with pytest.raises(KeyError):
+        spool[(run, "no-such-case", 1)]
+
+
+def test_only_the_last_runs_read_stay_unpacked(records):
+    runs = sorted({key[0] for key in records.answers})
+    assert len(runs) >= 3
+    spool = AnswerSpool(keep=2)
+    spool.add(records.answers.values())
+    for run in runs:
+        spool[next(key for key in spool if key[0] == run)]
+    assert list(spool._unpacked) == runs[-2:]
+
+
+def test_answers_of_one_run_may_come_from_several_files(records):
+    run = records.published_runs[0].id
+    mine = [a for key, a in records.answers.items() if key[0] == run]
+    spool = AnswerSpool()
+    spool.add(mine[: len(mine) // 2])
+    spool[(run, mine[0].case_version, mine[0].repetition)]  # unpacked now; the next file must not be hidden by it
+    spool.add(mine[len(mine) // 2 :])
+    assert [spool[(run, a.case_version, a.repetition)] for a in mine] == mine
+
+
+def test_results_round_trip_to_the_same_bytes():
+    data = (RECORDS / "results.json").read_bytes()
+    results = read_results(data)
+    assert isinstance(results, ResultSpool)
+    assert write_results(results) == data
+
+
+def test_result_states_are_known_without_unpacking():
+    results = read_results((RECORDS / "results.json").read_bytes())
+    for run_id in results:
+        assert results.states(run_id) == {(c.case_version, c.repetition): c.state for c in results[run_id].cases}
+    assert results.states("no-such-run") == {}
