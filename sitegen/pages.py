@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
 from sitegen.changelog import Changelog, changed_runs
 from sitegen.markup import render_markdown
@@ -215,8 +216,9 @@ class Renderer:
             extensions=["jinja2.ext.i18n"],
             trim_blocks=True,
             lstrip_blocks=True,
+            auto_reload=False,  # templates never change during a build; spares a stat per page and template
         )
-        env.install_gettext_translations(_RememberedTranslations(translations), newstyle=True)
+        _RememberedTranslations(translations).install(env)
         env.globals.update(
             fmt=LocaleFormat(lang),
             lang=lang,
@@ -226,7 +228,9 @@ class Renderer:
             case_path=case_path,
             anchor=repetition_anchor,
         )
-        env.globals["word"] = Words(env.get_template("macros.html.j2").module)
+        macros = env.get_template("macros.html.j2").module
+        env.globals["word"] = Words(macros)
+        env.globals["excerpt"] = Excerpts(macros.excerpt)
         self.env = env
 
     def page(self, template: str, rest: str, context: Mapping[str, Any], *, at_root: bool = False, standalone: bool = False) -> Page:
@@ -254,36 +258,66 @@ class Renderer:
 
 
 class _RememberedTranslations:
-    """A catalog's answers remembered: every page asks for the same few hundred strings, thousands of pages over."""
+    """A catalog's answers remembered as the Markup templates get: every page asks for the same few hundred strings.
+
+    The callables stand in for Jinja's newstyle gettext wrappers (autoescape is always on in these environments) and
+    give the same values: the translation as Markup, %-formatted with the call's variables (escaped). A call with no
+    variables of its own always yields the same Markup, so it is formatted once.
+    """
 
     def __init__(self, translations: Any):
         self._translations = translations
-        self._singular: dict[tuple, str] = {}
-        self._plural: dict[tuple, str] = {}
+        self._fixed: dict[tuple, Markup] = {}
+        self._singular: dict[tuple, Markup] = {}
+        self._plural: dict[tuple, Markup] = {}
 
-    def gettext(self, message: str) -> str:
+    def install(self, env: Environment) -> None:
+        """Put the callables where the i18n extension's {% trans %} and _() look for them."""
+        env.install_gettext_callables(self.gettext, self.ngettext, newstyle=True, pgettext=self.pgettext,
+                                      npgettext=self.npgettext)
+        # The extension wrapped them; these already are the wrapped kind, and _ need not look gettext up per call.
+        env.globals.update(_=self.gettext, gettext=self.gettext, ngettext=self.ngettext, pgettext=self.pgettext,
+                           npgettext=self.npgettext)
+
+    def gettext(self, message: str, /, **variables: Any) -> Markup:
+        if not variables:
+            key = (None, message)
+            found = self._fixed.get(key)
+            if found is None:
+                found = self._fixed[key] = Markup(self._translations.gettext(message)) % variables
+            return found
         key = (None, message)
         if key not in self._singular:
-            self._singular[key] = self._translations.gettext(message)
-        return self._singular[key]
+            self._singular[key] = Markup(self._translations.gettext(message))
+        return self._singular[key] % variables
 
-    def pgettext(self, context: str, message: str) -> str:
+    def pgettext(self, context: str, message: str, /, **variables: Any) -> Markup:
+        variables.setdefault("context", context)
+        if len(variables) == 1:
+            key = (context, message)
+            found = self._fixed.get(key)
+            if found is None:
+                found = self._fixed[key] = Markup(self._translations.pgettext(context, message)) % variables
+            return found
         key = (context, message)
         if key not in self._singular:
-            self._singular[key] = self._translations.pgettext(context, message)
-        return self._singular[key]
+            self._singular[key] = Markup(self._translations.pgettext(context, message))
+        return self._singular[key] % variables
 
-    def ngettext(self, singular: str, plural: str, n: int) -> str:
+    def ngettext(self, singular: str, plural: str, n: int, /, **variables: Any) -> Markup:
+        variables.setdefault("num", n)
         key = (None, singular, plural, n)
         if key not in self._plural:
-            self._plural[key] = self._translations.ngettext(singular, plural, n)
-        return self._plural[key]
+            self._plural[key] = Markup(self._translations.ngettext(singular, plural, n))
+        return self._plural[key] % variables
 
-    def npgettext(self, context: str, singular: str, plural: str, n: int) -> str:
+    def npgettext(self, context: str, singular: str, plural: str, n: int, /, **variables: Any) -> Markup:
+        variables.setdefault("context", context)
+        variables.setdefault("num", n)
         key = (context, singular, plural, n)
         if key not in self._plural:
-            self._plural[key] = self._translations.npgettext(context, singular, plural, n)
-        return self._plural[key]
+            self._plural[key] = Markup(self._translations.npgettext(context, singular, plural, n))
+        return self._plural[key] % variables
 
 
 class Memo(dict):
@@ -318,6 +352,38 @@ class Words:
         self.nothing_quoted = macros.phrase("nothing_quoted")
         self.no_trace = macros.phrase("no_trace")
         self.support = macros.phrase("support")
+        self.verdicts_head = macros.verdicts_head()
+        self.findings_head = Memo(macros.findings_head)
+        self.repetition = Memo(macros.repetition_word)
+        self.count_item = Memo(lambda key: macros.count_item(*key))
+
+
+class Excerpts:
+    """A case document's excerpts, rendered once per language: one case's quotes recur in every run, repetition and stage.
+
+    Only the document being rendered is remembered (a case's pages are rendered together), so memory stays flat.
+    """
+
+    def __init__(self, macro: Callable[..., Any]):
+        self.macro = macro
+        self.document: str | None = None
+        self.done: dict[tuple, Any] = {}
+
+    def __call__(self, document: str, quote: str | None, lines: tuple[int, int] | None) -> Any:
+        """The excerpt of a passage: the lines its quote (or else its line span) covers."""
+        if document is not self.document:
+            self.document, self.done = document, {}
+        key = (quote, lines)
+        found = self.done.get(key)
+        if found is None:
+            found = self.done[key] = self.macro(passage_lines(document, quote, lines))
+        return found
+
+    def of_finding(self, document: str, finding: Any) -> Any:
+        """A finding's excerpt, or nothing when neither its quote nor its location points at any line."""
+        if not finding_lines(document, finding):
+            return ""
+        return self(document, finding.quote, finding.location)
 
 
 def case_path(case_version: str, run: str | None = None) -> str:
