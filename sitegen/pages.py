@@ -228,10 +228,9 @@ class Renderer:
             case_path=case_path,
             anchor=repetition_anchor,
         )
-        macros = env.get_template("macros.html.j2").module
-        env.globals["word"] = Words(macros)
-        env.globals["excerpt"] = Excerpts(macros.excerpt)
+        env.globals["word"] = Words(env.get_template("macros.html.j2").module)
         self.env = env
+        self.case_rows = env.get_template("case_rows.html.j2").module  # after `word`: a module sees the globals of its making
 
     def page(self, template: str, rest: str, context: Mapping[str, Any], *, at_root: bool = False, standalone: bool = False) -> Page:
         """Render `template` as the page `rest` of this language, or at the site root for the root copies.
@@ -358,32 +357,60 @@ class Words:
         self.count_item = Memo(lambda key: macros.count_item(*key))
 
 
-class Excerpts:
-    """A case document's excerpts, rendered once per language: one case's quotes recur in every run, repetition and stage.
+class CaseRows:
+    """One case version's verdict rows and excerpts in one language, each rendered once: runs, repetitions and stages repeat them.
 
-    Only the document being rendered is remembered (a case's pages are rendered together), so memory stays flat.
+    render_case makes one per case and language, so nothing is kept beyond the case's own pages.
     """
 
-    def __init__(self, macro: Callable[..., Any]):
-        self.macro = macro
-        self.document: str | None = None
-        self.done: dict[tuple, Any] = {}
+    def __init__(self, macros: Any, document: str):
+        self._macros = macros
+        self._document = document
+        self._excerpts: dict[tuple, tuple[Any, bool]] = {}
+        self._expected: dict[tuple, Any] = {}
+        self._findings: dict[tuple, Any] = {}
+        self._reviewers: dict[int, tuple[Any, Mapping[str, str]]] = {}
 
-    def __call__(self, document: str, quote: str | None, lines: tuple[int, int] | None) -> Any:
-        """The excerpt of a passage: the lines its quote (or else its line span) covers."""
-        if document is not self.document:
-            self.document, self.done = document, {}
-        key = (quote, lines)
-        found = self.done.get(key)
+    def expected(self, section_id: str, verdict: Any) -> Any:
+        """An expected finding's row in a stage's section (its id and links name the section)."""
+        key = (section_id, verdict)
+        found = self._expected.get(key)
         if found is None:
-            found = self.done[key] = self.macro(passage_lines(document, quote, lines))
+            passage = verdict.expected.passage
+            excerpt = None if passage is None else self._excerpt(passage.quote, passage.lines)[0]
+            found = self._expected[key] = self._macros.expected_row(verdict, section_id, excerpt)
         return found
 
-    def of_finding(self, document: str, finding: Any) -> Any:
-        """A finding's excerpt, or nothing when neither its quote nor its location points at any line."""
-        if not finding_lines(document, finding):
-            return ""
-        return self(document, finding.quote, finding.location)
+    def finding(self, verdict: Any, stage: str, engine_answer: Any) -> Any:
+        """A finding's row after its opening tag, which is the only part that names the section."""
+        finding = verdict.finding
+        who = self._reviewer_of(engine_answer, finding.id) if stage == "reviewer" else None
+        key = (verdict, stage, who)
+        found = self._findings.get(key)
+        if found is None:
+            excerpt, marked = self._excerpt(finding.quote, finding.location)
+            found = self._findings[key] = self._macros.finding_cells(verdict, stage, who, excerpt if marked else "")
+        return found
+
+    def _excerpt(self, quote: str | None, lines: tuple[int, int] | None) -> tuple[Any, bool]:
+        """The rendered excerpt of passage_lines, and whether it marks any line at all."""
+        key = (quote, lines)
+        found = self._excerpts.get(key)
+        if found is None:
+            marked = passage_lines(self._document, quote, lines)
+            found = self._excerpts[key] = (self._macros.excerpt(marked), bool(marked))
+        return found
+
+    def _reviewer_of(self, engine_answer: Any, finding_id: str) -> str | None:
+        """EngineAnswer.reviewer_of from one index per answer instead of a scan per finding."""
+        known = self._reviewers.get(id(engine_answer))
+        if known is None:
+            names: dict[str, str] = {}
+            for reviewer in engine_answer.reviewers:
+                for finding in reviewer.findings:
+                    names.setdefault(finding.id, reviewer.id)
+            known = self._reviewers[id(engine_answer)] = (engine_answer, names)  # the answer kept, so its id stays its own
+        return known[1].get(finding_id)
 
 
 def case_path(case_version: str, run: str | None = None) -> str:
@@ -689,15 +716,10 @@ def collect_case(
 def render_case(renderer: Renderer, bundle: CaseInput) -> list[Page]:
     """Render one case version's page and its page per run in one language."""
     cv = bundle.case_version
-    pages = [renderer.page("case.html.j2", case_path(cv.id), {"cv": cv, "bundle": bundle, "passage_lines": passage_lines})]
+    pages = [renderer.page("case.html.j2", case_path(cv.id), {"cv": cv, "bundle": bundle})]
+    rows = CaseRows(renderer.case_rows, cv.document)
     for run_input in bundle.runs:
-        pages.append(
-            renderer.page(
-                "case_run.html.j2",
-                case_path(cv.id, run_input.run.id),
-                {"cv": cv, "item": run_input, "passage_lines": passage_lines, "finding_lines": finding_lines},
-            )
-        )
+        pages.append(renderer.page("case_run.html.j2", case_path(cv.id, run_input.run.id), {"cv": cv, "item": run_input, "rows": rows}))
     return pages
 
 
@@ -723,18 +745,61 @@ def finding_lines(document: str, finding: Any) -> tuple[MarkedLine, ...]:
     return passage_lines(document, finding.quote, finding.location)
 
 
+# What a collapsed space in a quote stands for: any run of these (METHOD.md).
+_SPACE = " \t\r\n"
+_SPACE_RUN = re.compile(r"[ \t\r\n]+")
+
+
 def _locate(document: str, quote: str, lines: tuple[int, int] | None) -> tuple[int, int] | None:
     """Offsets of the quote in the original document, matching any whitespace run for a collapsed space (METHOD.md)."""
-    parts = [re.escape(p) for p in re.split(r"[ \t\r\n]+", quote)]
+    parts = _SPACE_RUN.split(quote)
     if not "".join(parts):
         return None
-    pattern = re.compile(r"[ \t\r\n]+".join(parts))
     start = 0
     if lines is not None and lines[0] > 1:
         # prefer the occurrence inside the given lines
         start = sum(len(line) + 1 for line in document.split("\n")[: lines[0] - 1])
-    match = pattern.search(document, start) or pattern.search(document)
-    return (match.start(), match.end()) if match and match.end() > match.start() else None
+    return _search(document, parts, start) or _search(document, parts, 0)
+
+
+def _search(document: str, parts: list[str], start: int) -> tuple[int, int] | None:
+    """The leftmost match from `start` of the parts joined by whitespace runs, the match a regex of them would find.
+
+    A scan instead of a regex compiled per quote, which cost more than the rest of an excerpt. No backtracking is
+    needed: parts hold no whitespace, so a run between two parts is always taken whole.
+    """
+    first = parts[0]
+    at = start
+    while True:
+        if first:
+            at = document.find(first, at)
+            if at < 0:
+                return None
+            end = _match_rest(document, parts, at + len(first))
+            if end is not None:
+                return at, end
+            at += 1
+        else:
+            run = _SPACE_RUN.search(document, at)
+            if run is None:
+                return None
+            end = _match_rest(document, parts, run.start())
+            if end is not None:
+                return run.start(), end
+            at = run.end()  # any later start inside this run ends where it does, and fails the same way
+
+
+def _match_rest(document: str, parts: list[str], at: int) -> int | None:
+    """Where parts[1:] end when each follows a whitespace run starting at `at`, or None if they don't."""
+    size = len(document)
+    for part in parts[1:]:
+        after = at
+        while after < size and document[after] in _SPACE:
+            after += 1
+        if after == at or not document.startswith(part, after):
+            return None
+        at = after + len(part)
+    return at
 
 
 def _mark(all_lines: list[str], start: int, end: int) -> tuple[MarkedLine, ...]:
