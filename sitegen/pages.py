@@ -354,6 +354,7 @@ class Words:
         self.verdicts_head = macros.verdicts_head()
         self.findings_head = Memo(macros.findings_head)
         self.repetition = Memo(macros.repetition_word)
+        self.repetition_ref = Memo(macros.repetition_ref)
         self.count_item = Memo(lambda key: macros.count_item(*key))
 
 
