@@ -356,7 +356,22 @@ class Words:
         self.findings_open = Memo(lambda key: macros.findings_open(*key))
         self.repetition = Memo(macros.repetition_word)
         self.repetition_ref = Memo(macros.repetition_ref)
-        self.count_item = Memo(lambda key: macros.count_item(*key))
+        self.counts = Counts(macros.counts_list)
+
+
+class Counts:
+    """A repetition's passed-of-observed list, rendered once per distinct set of counts: few sets recur across many cases."""
+
+    def __init__(self, macro: Callable[[Mapping[str, Any]], Any]):
+        self.macro = macro
+        self.done: dict[tuple, Any] = {}
+
+    def __call__(self, measures: Mapping[str, Any]) -> Any:
+        key = tuple(measures.items())
+        found = self.done.get(key)
+        if found is None:
+            found = self.done[key] = self.macro(measures)
+        return found
 
 
 class CaseRows:
