@@ -291,13 +291,13 @@ class _RememberedTranslations:
         return self._singular[key] % variables
 
     def pgettext(self, context: str, message: str, /, **variables: Any) -> Markup:
-        variables.setdefault("context", context)
-        if len(variables) == 1:
+        if not variables:
             key = (context, message)
             found = self._fixed.get(key)
             if found is None:
-                found = self._fixed[key] = Markup(self._translations.pgettext(context, message)) % variables
+                found = self._fixed[key] = Markup(self._translations.pgettext(context, message)) % {"context": context}
             return found
+        variables.setdefault("context", context)
         key = (context, message)
         if key not in self._singular:
             self._singular[key] = Markup(self._translations.pgettext(context, message))
