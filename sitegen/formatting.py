@@ -50,7 +50,7 @@ class LocaleFormat:
         """Write an ISO date (YYYY-MM-DD) in the locale's medium style (sv: 29 nov. 2026, en: Nov 29, 2026)."""
         if not isinstance(iso, str) or not _ISO_DATE.match(iso):
             raise ValueError(f"not an ISO date (YYYY-MM-DD): {iso!r}")
-        return format_date(datetime.date.fromisoformat(iso), format="medium", locale=self.locale)
+        return _date(self.locale, iso)
 
     def filesize(self, nbytes: int) -> str:
         """Write a file size in decimal units (1 kB = 1000 B), one decimal from kB up, e.g. sv "12,3 kB"."""
@@ -90,3 +90,9 @@ def _to_decimal(x: int | float | Decimal) -> Decimal:
 def _count(locale: str, n: int) -> str:
     """Counts repeat on every page (1 of 1, 2 of 3): Babel formats each once per locale."""
     return format_decimal(n, locale=locale)
+
+
+@lru_cache(maxsize=4096)
+def _date(locale: str, iso: str) -> str:
+    """Run dates repeat on every case page: Babel formats each once per locale."""
+    return format_date(datetime.date.fromisoformat(iso), format="medium", locale=locale)

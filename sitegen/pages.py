@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
 from sitegen.changelog import Changelog, changed_runs
 from sitegen.markup import render_markdown
@@ -223,8 +224,9 @@ class Renderer:
             extensions=["jinja2.ext.i18n"],
             trim_blocks=True,
             lstrip_blocks=True,
+            auto_reload=False,  # templates never change during a build; spares a stat per page and template
         )
-        env.install_gettext_translations(_RememberedTranslations(translations), newstyle=True)
+        _RememberedTranslations(translations).install(env)
         env.globals.update(
             fmt=LocaleFormat(lang),
             lang=lang,
@@ -236,6 +238,7 @@ class Renderer:
         )
         env.globals["word"] = Words(env.get_template("macros.html.j2").module)
         self.env = env
+        self.case_rows = env.get_template("case_rows.html.j2").module  # after `word`: a module sees the globals of its making
 
     def page(self, template: str, rest: str, context: Mapping[str, Any], *, at_root: bool = False, standalone: bool = False) -> Page:
         """Render `template` as the page `rest` of this language, or at the site root for the root copies.
@@ -262,36 +265,66 @@ class Renderer:
 
 
 class _RememberedTranslations:
-    """A catalog's answers remembered: every page asks for the same few hundred strings, thousands of pages over."""
+    """A catalog's answers remembered as the Markup templates get: every page asks for the same few hundred strings.
+
+    The callables stand in for Jinja's newstyle gettext wrappers (autoescape is always on in these environments) and
+    give the same values: the translation as Markup, %-formatted with the call's variables (escaped). A call with no
+    variables of its own always yields the same Markup, so it is formatted once.
+    """
 
     def __init__(self, translations: Any):
         self._translations = translations
-        self._singular: dict[tuple, str] = {}
-        self._plural: dict[tuple, str] = {}
+        self._fixed: dict[tuple, Markup] = {}
+        self._singular: dict[tuple, Markup] = {}
+        self._plural: dict[tuple, Markup] = {}
 
-    def gettext(self, message: str) -> str:
+    def install(self, env: Environment) -> None:
+        """Put the callables where the i18n extension's {% trans %} and _() look for them."""
+        env.install_gettext_callables(self.gettext, self.ngettext, newstyle=True, pgettext=self.pgettext,
+                                      npgettext=self.npgettext)
+        # The extension wrapped them; these already are the wrapped kind, and _ need not look gettext up per call.
+        env.globals.update(_=self.gettext, gettext=self.gettext, ngettext=self.ngettext, pgettext=self.pgettext,
+                           npgettext=self.npgettext)
+
+    def gettext(self, message: str, /, **variables: Any) -> Markup:
+        if not variables:
+            key = (None, message)
+            found = self._fixed.get(key)
+            if found is None:
+                found = self._fixed[key] = Markup(self._translations.gettext(message)) % variables
+            return found
         key = (None, message)
         if key not in self._singular:
-            self._singular[key] = self._translations.gettext(message)
-        return self._singular[key]
+            self._singular[key] = Markup(self._translations.gettext(message))
+        return self._singular[key] % variables
 
-    def pgettext(self, context: str, message: str) -> str:
+    def pgettext(self, context: str, message: str, /, **variables: Any) -> Markup:
+        if not variables:
+            key = (context, message)
+            found = self._fixed.get(key)
+            if found is None:
+                found = self._fixed[key] = Markup(self._translations.pgettext(context, message)) % {"context": context}
+            return found
+        variables.setdefault("context", context)
         key = (context, message)
         if key not in self._singular:
-            self._singular[key] = self._translations.pgettext(context, message)
-        return self._singular[key]
+            self._singular[key] = Markup(self._translations.pgettext(context, message))
+        return self._singular[key] % variables
 
-    def ngettext(self, singular: str, plural: str, n: int) -> str:
+    def ngettext(self, singular: str, plural: str, n: int, /, **variables: Any) -> Markup:
+        variables.setdefault("num", n)
         key = (None, singular, plural, n)
         if key not in self._plural:
-            self._plural[key] = self._translations.ngettext(singular, plural, n)
-        return self._plural[key]
+            self._plural[key] = Markup(self._translations.ngettext(singular, plural, n))
+        return self._plural[key] % variables
 
-    def npgettext(self, context: str, singular: str, plural: str, n: int) -> str:
+    def npgettext(self, context: str, singular: str, plural: str, n: int, /, **variables: Any) -> Markup:
+        variables.setdefault("context", context)
+        variables.setdefault("num", n)
         key = (context, singular, plural, n)
         if key not in self._plural:
-            self._plural[key] = self._translations.npgettext(context, singular, plural, n)
-        return self._plural[key]
+            self._plural[key] = Markup(self._translations.npgettext(context, singular, plural, n))
+        return self._plural[key] % variables
 
 
 class Memo(dict):
@@ -326,6 +359,83 @@ class Words:
         self.nothing_quoted = macros.phrase("nothing_quoted")
         self.no_trace = macros.phrase("no_trace")
         self.support = macros.phrase("support")
+        self.stage_open = Memo(lambda key: macros.stage_open(*key))
+        self.expected_open = Memo(macros.expected_open)
+        self.findings_open = Memo(lambda key: macros.findings_open(*key))
+        self.repetition = Memo(macros.repetition_word)
+        self.repetition_ref = Memo(macros.repetition_ref)
+        self.counts = Counts(macros.counts_list)
+
+
+class Counts:
+    """A repetition's passed-of-observed list, rendered once per distinct set of counts: few sets recur across many cases."""
+
+    def __init__(self, macro: Callable[[Mapping[str, Any]], Any]):
+        self.macro = macro
+        self.done: dict[tuple, Any] = {}
+
+    def __call__(self, measures: Mapping[str, Any]) -> Any:
+        key = tuple(measures.items())
+        found = self.done.get(key)
+        if found is None:
+            found = self.done[key] = self.macro(measures)
+        return found
+
+
+class CaseRows:
+    """One case version's verdict rows and excerpts in one language, each rendered once: runs, repetitions and stages repeat them.
+
+    render_case makes one per case and language, so nothing is kept beyond the case's own pages.
+    """
+
+    def __init__(self, macros: Any, document: str):
+        self._macros = macros
+        self._document = document
+        self._excerpts: dict[tuple, tuple[Any, bool]] = {}
+        self._expected: dict[tuple, Any] = {}
+        self._findings: dict[tuple, Any] = {}
+        self._reviewers: dict[int, tuple[Any, Mapping[str, str]]] = {}
+
+    def expected(self, section_id: str, verdict: Any) -> Any:
+        """An expected finding's row in a stage's section (its id and links name the section)."""
+        key = (section_id, verdict)
+        found = self._expected.get(key)
+        if found is None:
+            passage = verdict.expected.passage
+            excerpt = None if passage is None else self._excerpt(passage.quote, passage.lines)[0]
+            found = self._expected[key] = self._macros.expected_row(verdict, section_id, excerpt)
+        return found
+
+    def finding(self, verdict: Any, stage: str, engine_answer: Any) -> Any:
+        """A finding's row after its opening tag, which is the only part that names the section."""
+        finding = verdict.finding
+        who = self._reviewer_of(engine_answer, finding.id) if stage == "reviewer" else None
+        key = (verdict, stage, who)
+        found = self._findings.get(key)
+        if found is None:
+            excerpt, marked = self._excerpt(finding.quote, finding.location)
+            found = self._findings[key] = self._macros.finding_cells(verdict, stage, who, excerpt if marked else "")
+        return found
+
+    def _excerpt(self, quote: str | None, lines: tuple[int, int] | None) -> tuple[Any, bool]:
+        """The rendered excerpt of passage_lines, and whether it marks any line at all."""
+        key = (quote, lines)
+        found = self._excerpts.get(key)
+        if found is None:
+            marked = passage_lines(self._document, quote, lines)
+            found = self._excerpts[key] = (self._macros.excerpt(marked), bool(marked))
+        return found
+
+    def _reviewer_of(self, engine_answer: Any, finding_id: str) -> str | None:
+        """EngineAnswer.reviewer_of from one index per answer instead of a scan per finding."""
+        known = self._reviewers.get(id(engine_answer))
+        if known is None:
+            names: dict[str, str] = {}
+            for reviewer in engine_answer.reviewers:
+                for finding in reviewer.findings:
+                    names.setdefault(finding.id, reviewer.id)
+            known = self._reviewers[id(engine_answer)] = (engine_answer, names)  # the answer kept, so its id stays its own
+        return known[1].get(finding_id)
 
 
 def case_path(case_version: str, run: str | None = None) -> str:
@@ -661,20 +771,15 @@ def render_case(renderer: Renderer, bundle: CaseInput) -> list[Page]:
 def render_case_page(renderer: Renderer, bundle: CaseInput) -> Page:
     """The case version's own page: document, rules, key, pairs and the grid of outcomes (states only)."""
     cv = bundle.case_version
-    return renderer.page("case.html.j2", case_path(cv.id), {"cv": cv, "bundle": bundle, "passage_lines": passage_lines})
+    return renderer.page("case.html.j2", case_path(cv.id), {"cv": cv, "bundle": bundle})
 
 
 def render_case_runs(renderer: Renderer, bundle: CaseInput) -> list[Page]:
     """The case version's page for each run in the bundle: the engine's findings against the key."""
     cv = bundle.case_version
-    return [
-        renderer.page(
-            "case_run.html.j2",
-            case_path(cv.id, run_input.run.id),
-            {"cv": cv, "item": run_input, "passage_lines": passage_lines, "finding_lines": finding_lines},
-        )
-        for run_input in bundle.runs
-    ]
+    rows = CaseRows(renderer.case_rows, cv.document)
+    return [renderer.page("case_run.html.j2", case_path(cv.id, run_input.run.id), {"cv": cv, "item": run_input, "rows": rows})
+            for run_input in bundle.runs]
 
 
 @lru_cache(maxsize=8192)
@@ -694,23 +799,61 @@ def passage_lines(document: str, quote: str | None, lines: tuple[int, int] | Non
     return tuple(MarkedLine(n, "", all_lines[n - 1], "") for n in range(first, last + 1))
 
 
-def finding_lines(document: str, finding: Any) -> tuple[MarkedLine, ...]:
-    """The lines a finding's quote or location covers; nothing when the quote is not in the document."""
-    return passage_lines(document, finding.quote, finding.location)
+# What a collapsed space in a quote stands for: any run of these (METHOD.md).
+_SPACE = " \t\r\n"
+_SPACE_RUN = re.compile(r"[ \t\r\n]+")
 
 
 def _locate(document: str, quote: str, lines: tuple[int, int] | None) -> tuple[int, int] | None:
     """Offsets of the quote in the original document, matching any whitespace run for a collapsed space (METHOD.md)."""
-    parts = [re.escape(p) for p in re.split(r"[ \t\r\n]+", quote)]
+    parts = _SPACE_RUN.split(quote)
     if not "".join(parts):
         return None
-    pattern = re.compile(r"[ \t\r\n]+".join(parts))
     start = 0
     if lines is not None and lines[0] > 1:
         # prefer the occurrence inside the given lines
         start = sum(len(line) + 1 for line in document.split("\n")[: lines[0] - 1])
-    match = pattern.search(document, start) or pattern.search(document)
-    return (match.start(), match.end()) if match and match.end() > match.start() else None
+    return _search(document, parts, start) or _search(document, parts, 0)
+
+
+def _search(document: str, parts: list[str], start: int) -> tuple[int, int] | None:
+    """The leftmost match from `start` of the parts joined by whitespace runs, the match a regex of them would find.
+
+    A scan instead of a regex compiled per quote, which cost more than the rest of an excerpt. No backtracking is
+    needed: parts hold no whitespace, so a run between two parts is always taken whole.
+    """
+    first = parts[0]
+    at = start
+    while True:
+        if first:
+            at = document.find(first, at)
+            if at < 0:
+                return None
+            end = _match_rest(document, parts, at + len(first))
+            if end is not None:
+                return at, end
+            at += 1
+        else:
+            run = _SPACE_RUN.search(document, at)
+            if run is None:
+                return None
+            end = _match_rest(document, parts, run.start())
+            if end is not None:
+                return run.start(), end
+            at = run.end()  # any later start inside this run ends where it does, and fails the same way
+
+
+def _match_rest(document: str, parts: list[str], at: int) -> int | None:
+    """Where parts[1:] end when each follows a whitespace run starting at `at`, or None if they don't."""
+    size = len(document)
+    for part in parts[1:]:
+        after = at
+        while after < size and document[after] in _SPACE:
+            after += 1
+        if after == at or not document.startswith(part, after):
+            return None
+        at = after + len(part)
+    return at
 
 
 def _mark(all_lines: list[str], start: int, end: int) -> tuple[MarkedLine, ...]:

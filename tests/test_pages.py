@@ -468,6 +468,32 @@ def test_passage_lines_marks_a_quote_across_whitespace_and_lines():
     assert passage_lines(doc, "absent words", None) == ()
 
 
+def test_quote_search_finds_what_a_whitespace_regex_finds():
+    """The scan that locates quotes agrees with the regex it replaced, odd whitespace and regex characters included."""
+    import random
+
+    from sitegen.pages import _locate
+
+    def regex_locate(document, quote, lines):
+        parts = [re.escape(p) for p in re.split(r"[ \t\r\n]+", quote)]
+        if not "".join(parts):
+            return None
+        pattern = re.compile(r"[ \t\r\n]+".join(parts))
+        start = sum(len(line) + 1 for line in document.split("\n")[: lines[0] - 1]) if lines and lines[0] > 1 else 0
+        match = pattern.search(document, start) or pattern.search(document)
+        return (match.start(), match.end()) if match else None
+
+    rng = random.Random(7)
+    alphabet = "ab .\t\r\n\f\u00a0*(["
+    for _ in range(20000):
+        doc = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        a = rng.randint(0, len(doc))
+        quote = doc[a : rng.randint(a, len(doc))] if rng.random() < 0.5 else "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+        quote = re.sub(r"[ \t\r\n]+", lambda _: rng.choice((" ", "\t", "\n ")), quote) if rng.random() < 0.5 else quote
+        lines = None if rng.random() < 0.3 else (rng.randint(0, 5), rng.randint(0, 6))
+        assert _locate(doc, quote, lines) == regex_locate(doc, quote, lines), (doc, quote, lines)
+
+
 def test_unpublished_run_appears_nowhere(site, content_dir, records_dir):
     for path, data in site.items():
         assert "secret-hidden-run" not in path
