@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from . import model as m
 from .errors import SitegenError
 from .scoring import observe_run
+from .workers import ordered_map
 
 _GOOD = (m.PASSED, m.DISMISSED)
 _BAD = (m.FAILED, m.PENDING)
@@ -25,14 +26,14 @@ class IncompatibleRunsError(SitegenError):
         return [f"error: {self}:"] + [f"  - {d}" for d in self.differences]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MeasureDelta:
     measure: str
     before: tuple[int, int] | None  # (passed, observed), None when not observed
     after: tuple[int, int] | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Change:
     measure: str
     case_version: str
@@ -48,7 +49,7 @@ class Change:
         return self.after in _BAD and self.before not in _BAD
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Comparison:
     run_a: str
     run_b: str
@@ -236,12 +237,9 @@ def _scored(records: m.Records, runs: list[m.Run], jobs: int, check):
         for run in runs:
             yield (run, *_score_one(records, run.id, check))
         return
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork")  # workers inherit the records instead of unpickling them
-    with context.Pool(processes=jobs, initializer=_WORKER.append, initargs=((records, check),)) as pool:
-        for run, scored in zip(runs, pool.imap(_score_in_worker, [r.id for r in runs])):
-            yield (run, *scored)
+    scored = ordered_map(_score_in_worker, [r.id for r in runs], jobs=jobs, initializer=_WORKER.append, initargs=((records, check),))
+    for run, (found, summary) in zip(runs, scored):
+        yield run, found, summary
 
 
 _WORKER: list[tuple] = []  # (records, check), filled once in each forked worker, never in the parent

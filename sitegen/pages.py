@@ -32,6 +32,7 @@ from sitegen.model import (
     StageVerdict,
 )
 from sitegen.publication import collect_downloads
+from sitegen.workers import ordered_map
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
@@ -196,12 +197,8 @@ def iter_pages(
         for task in tasks:
             yield from map(keep, job.render(task))
     else:
-        import multiprocessing
-
-        context = multiprocessing.get_context("fork")  # workers inherit the records instead of unpickling them
-        with context.Pool(processes=jobs, initializer=_start_case_worker, initargs=(job,)) as pool:
-            for pages in pool.imap(_render_case_chunk, tasks):
-                yield from map(keep, pages)
+        for pages in ordered_map(_render_case_chunk, tasks, jobs=jobs, initializer=_start_case_worker, initargs=(job,)):
+            yield from map(keep, pages)
     yield keep(Page("static/site.css", (TEMPLATES / "static" / "site.css").read_bytes()))
     yield from render_sitemap(paths, base_url=config.base_url, build_date=build_date)
 

@@ -255,12 +255,9 @@ def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1) -
 
     if jobs <= 1 or len(run_ids) <= 1:
         return {run_id: score_run(records, run_id) for run_id in run_ids}
-    import multiprocessing
+    from .workers import ordered_map
 
-    context = multiprocessing.get_context("fork")
-    with context.Pool(processes=jobs, initializer=_init_worker, initargs=(records,)) as pool:
-        scored = pool.map(_score_in_worker, run_ids, chunksize=1)
-    return dict(zip(run_ids, scored))
+    return dict(zip(run_ids, ordered_map(_score_in_worker, run_ids, jobs=jobs, initializer=_init_worker, initargs=(records,))))
 
 
 _WORKER: dict[str, m.Records] = {}  # filled once per forked worker process, never in the parent
