@@ -27,7 +27,7 @@ def _tree_digest(files) -> dict[str, str]:
 def _site_files(pages, published, extra) -> list[tuple[str, bytes]]:
     from .site import DOWNLOADS, SUMS, sha256sums
 
-    files = [(p.path, p.data) for p in pages] + list(extra) + [(f"{DOWNLOADS}/{n}", d) for n, d in published]
+    files = [(p.path, p.data) for p in pages] + list(extra) + [(f"{DOWNLOADS}/{n}", f.data) for n, f in published]
     files.append((f"{DOWNLOADS}/{SUMS}", sha256sums(published)))
     return files
 

@@ -227,6 +227,23 @@ class Config:
 
 
 @dataclass(frozen=True, slots=True)
+class InMemoryFile:
+    """Bytes to publish that sitegen holds itself (the schemas), with the same face as a SourceFile."""
+
+    data: bytes
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    @property
+    def sha256(self) -> str:
+        import hashlib
+
+        return hashlib.sha256(self.data).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
 class SourceFile:
     """A records file as it was read: published copies are its exact bytes, read again and checked against this digest."""
 

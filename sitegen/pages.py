@@ -25,10 +25,12 @@ from sitegen.model import (
     Answer,
     CaseResult,
     CaseVersion,
+    InMemoryFile,
     Pair,
     Records,
     Run,
     RunResult,
+    SourceFile,
     StageVerdict,
 )
 from sitegen.publication import collect_downloads
@@ -118,8 +120,8 @@ class CaseInput:
 def render_pages(records: Records, results: Mapping[str, RunResult], **options: Any) -> tuple[Page, ...]:
     """Every page of iter_pages (same options), held in memory and sorted by path: for tests and small sites.
 
-    `downloads` are the (name under downloads/, bytes) pairs the writer will publish; the downloads page shows
-    sizes and checksums of exactly these bytes. Without it, the published records files are listed.
+    `downloads` are the (name under downloads/, file) pairs the writer will publish; the downloads page shows
+    sizes and checksums of exactly these files' bytes. Without it, the published records files are listed.
     """
     return tuple(sorted(iter_pages(records, results, **options), key=lambda p: p.path))
 
@@ -132,7 +134,7 @@ def iter_pages(
     changelog: Changelog | None,
     catalogs: Mapping[str, Any],
     build_date: str,
-    downloads: Sequence[tuple[str, bytes]] | None = None,
+    downloads: Sequence[tuple[str, SourceFile | InMemoryFile]] | None = None,
     content_dir: Path | None = None,
     jobs: int = 1,
     comparisons: Mapping[str, Any] | None = None,
@@ -144,10 +146,10 @@ def iter_pages(
     """
     config = records.config
     languages = tuple(config.languages)
-    files = tuple((d.name, d.data) for d in collect_downloads(records)) if downloads is None else tuple(downloads)
+    files = tuple((d.name, d.source) for d in collect_downloads(records)) if downloads is None else tuple(downloads)
     listed = tuple(
-        DownloadRow(name=name, size=len(data), sha256=hashlib.sha256(data).hexdigest(), schema=name.startswith("schemas/"))
-        for name, data in sorted(files)
+        DownloadRow(name=name, size=file.size, sha256=file.sha256, schema=name.startswith("schemas/"))
+        for name, file in sorted(files, key=lambda item: item[0])
     )
     published = tuple(sorted(records.published_runs, key=lambda r: (r.date, r.id), reverse=True))
     content_root = content_dir or TEMPLATES / "content"

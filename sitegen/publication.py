@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 
@@ -13,16 +12,23 @@ from .jsonread import escape_pointer, parse_json
 
 @dataclass(frozen=True)
 class Download:
-    """A published records file: its served name, exact bytes and their checksum."""
+    """A published records file: its served name and the file, whose exact bytes are read when they are written."""
 
     name: str
     record: str
-    data: bytes
-    sha256: str
+    source: m.SourceFile
+
+    @property
+    def data(self) -> bytes:
+        return self.source.data
 
     @property
     def size(self) -> int:
-        return len(self.data)
+        return self.source.size
+
+    @property
+    def sha256(self) -> str:
+        return self.source.sha256
 
 
 def collect_downloads(records: m.Records) -> tuple[Download, ...]:
@@ -35,17 +41,29 @@ def collect_downloads(records: m.Records) -> tuple[Download, ...]:
         if source is None:
             problems.append(Diagnostic(published.record, None, None, None, "published record was not loaded", "publish.unknown-record"))
             continue
-        doc, parse_problems = parse_json(published.record, source.data)
-        if parse_problems:
-            problems.extend(parse_problems)
-            continue
-        for pointer, key in _keys(doc.value, ""):
-            if key in internal:
-                problems.append(doc.diagnostic(pointer, f'internal field "{key}" must never reach a published file', "publish.internal-field"))
-        downloads.append(Download(published.name, published.record, source.data, hashlib.sha256(source.data).hexdigest()))
+        data = source.data
+        if _may_hold(data, internal):
+            doc, parse_problems = parse_json(published.record, data)
+            if parse_problems:
+                problems.extend(parse_problems)
+                continue
+            for pointer, key in _keys(doc.value, ""):
+                if key in internal:
+                    problems.append(doc.diagnostic(pointer, f'internal field "{key}" must never reach a published file', "publish.internal-field"))
+        del data  # one file at a time: the large ones are read again, checked against their digest, when written
+        downloads.append(Download(published.name, published.record, source))
     if problems:
         raise PublicationError(problems)
     return tuple(sorted(downloads, key=lambda d: d.name))
+
+
+def _may_hold(data: bytes, names: set[str]) -> bool:
+    """Whether the file could hold one of these keys, so that parsing it whole is worth it.
+
+    A key is written "name" unless its letters are escaped (\\u0069...), so a file with neither is free of them. Parsing
+    the largest records whole only to find nothing would cost more memory than the rest of the build.
+    """
+    return bool(names) and (b"\\u" in data or any(json.dumps(name).encode("utf-8") in data for name in names))
 
 
 def _keys(value: object, pointer: str):
@@ -63,10 +81,10 @@ def unpublished_mentions(records: m.Records, downloads: tuple[Download, ...]) ->
     """An unpublished run's id must appear in no published file."""
     hidden = [r.id for r in records.runs if not r.published]
     problems = []
-    for download in downloads:
-        text = download.data.decode("utf-8")
+    for download in downloads if hidden else ():
+        data = download.data  # ids are safe ASCII, so their JSON form is found in the bytes as they are
         for run_id in hidden:
-            if json.dumps(run_id) in text:
+            if json.dumps(run_id).encode("utf-8") in data:
                 problems.append(Diagnostic(download.record, None, None, None,
                                            f'unpublished run "{run_id}" is mentioned in a published file', "publish.unpublished-run"))
     return problems

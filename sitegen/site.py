@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
 from sitegen.errors import Diagnostic, PublicationError
+from sitegen.model import InMemoryFile, SourceFile
 from sitegen.pages import Page
 
 DOWNLOADS = "downloads"
@@ -42,15 +43,16 @@ def write_site(
     pages: Iterable[Page],
     out_dir: Path,
     *,
-    published: Sequence[tuple[str, bytes]],
+    published: Sequence[tuple[str, SourceFile | InMemoryFile]],
     extra_files: Sequence[tuple[str, bytes]] = (),
 ) -> SiteManifest:
     """Write pages, extra files and the published bytes (under downloads/, with SHA256SUMS), then swap the folder in.
 
-    Pages may come from a generator: each is written as it arrives, so the site never has to fit in memory.
+    Pages may come from a generator: each is written as it arrives, so the site never has to fit in memory; so are the
+    published files, read one at a time (a records file is checked against the digest taken when it was loaded).
     """
     out_dir = Path(out_dir)
-    downloads = tuple(sorted(published))
+    downloads = tuple(sorted(published, key=lambda item: item[0]))
     if any(name == SUMS for name, _ in downloads):
         raise PublicationError([Diagnostic(f"{DOWNLOADS}/{SUMS}", None, None, None, "a published file may not be called SHA256SUMS", "site.duplicate-path")])
     parent = out_dir.parent
@@ -62,8 +64,8 @@ def write_site(
             written.add(page.path, page.data)
         for path, data in extra_files:
             written.add(path, data)
-        for name, data in downloads:
-            written.add(f"{DOWNLOADS}/{name}", data)
+        for name, file in downloads:
+            written.add(f"{DOWNLOADS}/{name}", file.data)
         written.add(f"{DOWNLOADS}/{SUMS}", sha256sums(downloads))
         _verify_downloads(tmp, written.files)
         os.chmod(tmp, 0o755)  # mkdtemp makes the folder private; a site is meant to be read
@@ -74,9 +76,9 @@ def write_site(
     return SiteManifest(str(out_dir), tuple(sorted(written.files.values(), key=lambda f: f.path)))
 
 
-def sha256sums(downloads: Sequence[tuple[str, bytes]]) -> bytes:
+def sha256sums(downloads: Sequence[tuple[str, SourceFile | InMemoryFile]]) -> bytes:
     """coreutils' format, `<hex>  <name>` sorted by name, so `sha256sum -c --strict SHA256SUMS` passes inside downloads/."""
-    return "".join(f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in sorted(downloads)).encode("utf-8")
+    return "".join(f"{file.sha256}  {name}\n" for name, file in sorted(downloads, key=lambda item: item[0])).encode("utf-8")
 
 
 class _Writer:

@@ -12,6 +12,7 @@ import pytest
 
 import sitegen.site as site_module
 from sitegen.errors import PublicationError
+from sitegen.model import InMemoryFile
 from sitegen.pages import Page
 from sitegen.site import sha256sums, write_site
 
@@ -19,7 +20,8 @@ from sitegen.site import sha256sums, write_site
 RESULTS = b'{"format":"sitegen.results/1",  "runs": [ ]\r\n, "note": "\xc3\xa5\xc3\xa4\xc3\xb6"}'
 CASES = b'{\n    "format": "sitegen.cases/1"\n}'
 SCHEMA = b'{"$schema": "https://json-schema.org/draft/2020-12/schema"}\n'
-PUBLISHED = (("granska-quality-results.json", RESULTS), ("granska-quality-cases.json", CASES), ("schemas/cases.schema.json", SCHEMA))
+PUBLISHED = tuple((name, InMemoryFile(data)) for name, data in (
+    ("granska-quality-results.json", RESULTS), ("granska-quality-cases.json", CASES), ("schemas/cases.schema.json", SCHEMA)))
 PAGES = (Page("index.html", b"<!DOCTYPE html><title>x</title>"), Page("sv/index.html", "<p>Översikt</p>".encode()), Page("static/site.css", b"body{}"))
 
 
@@ -47,7 +49,7 @@ def test_sha256sums_is_coreutils_format_sorted_by_name(tmp_path):
     for line in lines:
         digest, name = line.split("  ", 1)
         assert re.fullmatch(r"[0-9a-f]{64}", digest)
-        assert digest == hashlib.sha256(dict(PUBLISHED)[name]).hexdigest()
+        assert digest == hashlib.sha256(dict(PUBLISHED)[name].data).hexdigest()
 
 
 @pytest.mark.skipif(shutil.which("sha256sum") is None, reason="coreutils sha256sum not installed")
@@ -131,8 +133,8 @@ def test_unsafe_or_colliding_paths_are_refused_and_leave_nothing_behind(tmp_path
         ((Page("../escape.html", b"x"),), ()),
         ((Page("/abs.html", b"x"),), ()),
         ((Page("a.html", b"x"), Page("a.html", b"y")), ()),
-        ((Page("downloads/x.json", b"x"),), (("x.json", b"x"),)),
-        ((), (("SHA256SUMS", b"x"),)),
+        ((Page("downloads/x.json", b"x"),), (("x.json", InMemoryFile(b"x")),)),
+        ((), (("SHA256SUMS", InMemoryFile(b"x")),)),
     ):
         with pytest.raises(PublicationError):
             write_site(pages, out, published=published)
@@ -174,7 +176,7 @@ def test_checksums_on_the_downloads_page_equal_the_written_bytes(tmp_path):
                         "INVARIANT_PAIRS", "IDENTICAL_INPUT_STABILITY"):
             (content / lang / f"measure-{measure}.md").write_text(f"# {measure}\ntext\n", encoding="utf-8")
     records = make_records(tmp_path)
-    downloads = tuple((d.name, d.data) for d in collect_downloads(records)) + (("schemas/cases.schema.json", SCHEMA),)
+    downloads = tuple((d.name, d.source) for d in collect_downloads(records)) + (("schemas/cases.schema.json", InMemoryFile(SCHEMA)),)
     pages = render_pages(records, make_results(records), verdicts=verdicts_for(records), changelog=None,
                          catalogs=translations(), build_date="", downloads=downloads, content_dir=content)
     out = tmp_path / "site"

@@ -1,0 +1,53 @@
+"""What may leave the building: published files are the exact bytes checked in, and no internal field slips out."""
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+import sitegen.publication as publication
+from sitegen import model as m
+from sitegen.errors import PublicationError
+from sitegen.records import load_records
+
+RECORDS = Path(__file__).resolve().parent.parent / "records"
+
+
+@pytest.fixture(scope="module")
+def records():
+    return load_records(RECORDS)
+
+
+def test_downloads_are_the_files_as_checked_in(records):
+    downloads = publication.collect_downloads(records)
+    assert downloads
+    for d in downloads:
+        data = (RECORDS / d.record).read_bytes()
+        assert d.data == data and d.size == len(data) and d.sha256 == hashlib.sha256(data).hexdigest()
+
+
+def test_files_that_cannot_hold_an_internal_key_are_not_parsed_whole(records, monkeypatch):
+    def refuse(path, data):
+        raise AssertionError(f"{path} was parsed whole")
+
+    monkeypatch.setattr(publication, "parse_json", refuse)
+    assert publication.collect_downloads(records)
+
+
+@pytest.mark.parametrize("written", ['"cost"', '"\\u0063ost"'])
+def test_an_internal_key_is_found_however_it_is_written(records, tmp_path, written):
+    published = records.config.publish[0].record
+    value = json.loads((RECORDS / published).read_text(encoding="utf-8"))
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    assert text.startswith("{\n")
+    data = ("{\n  " + written + ": 12,\n" + text[2:]).encode("utf-8")
+    assert json.loads(data)["cost"] == 12
+    path = tmp_path / published
+    path.write_bytes(data)
+    files = dict(records.files)
+    files[published] = m.SourceFile(str(path), hashlib.sha256(data).hexdigest(), len(data))
+    with pytest.raises(PublicationError) as caught:
+        publication.collect_downloads(dataclasses.replace(records, files=files))
+    assert [(d.pointer, d.code) for d in caught.value.diagnostics] == [("/cost", "publish.internal-field")]
