@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -162,7 +162,6 @@ def iter_pages(
         paths.append(page.path)
         return page
 
-    grids: dict[str, tuple] = {}  # per run, computed for the first language and reused: it reads every answer of the run
     for lang in languages:
         renderer = renderers[lang]
         content = load_content(content_root, lang)
@@ -171,14 +170,16 @@ def iter_pages(
         yield keep(renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": examples}))
         yield keep(renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}))
         yield keep(renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content}))
-        for run in published:
-            result = results.get(run.id)
-            comparison = (comparisons or {}).get(run.id)
-            if run.id not in grids:
-                grids[run.id] = _run_grid(records, run, result)
-            listings = run_listings(run, result, grids[run.id], comparison)
+    for run in published:  # run by run, each language in turn: a run's results and answers are read once
+        result = results.get(run.id)
+        comparison = (comparisons or {}).get(run.id)
+        listings = run_listings(run, result, _run_grid(records, run, result), comparison)
+        view = replace(site.run_views[run.id], result=result)
+        for lang in languages:
+            renderer = renderers[lang]
+            common = {"site": site, "downloads": listed, "changelog": changelog}
             yield keep(renderer.page("run.html.j2", f"runs/{run.id}.html",
-                                     {**common, "run_view": site.run_views[run.id], "listings": listings, "comparison": comparison}))
+                                     {**common, "run_view": view, "listings": listings, "comparison": comparison}))
             for listing in listings.all():
                 for page in listing.pages:
                     items = listing.items[page.first - 1 : page.last]
@@ -461,7 +462,7 @@ class ChangeMark:
 @dataclass(frozen=True)
 class RunView:
     run: Run
-    result: RunResult | None
+    result: RunResult | None  # on the overview, its headline only (see _headline); the run page gets the whole result
     fingerprint: str
     merge: bool
     older_scorer: bool
@@ -503,13 +504,14 @@ CHART_BAR = 16
 
 
 def _site_facts(records: Records, results: Mapping[str, RunResult], published: tuple[Run, ...], changelog: Changelog | None) -> SiteFacts:
-    scored = [results[r.id].scorer_version for r in published if r.id in results]
+    headlines = {r.id: _headline(results[r.id]) for r in published if r.id in results}  # each run unpacked once
+    scored = [h.scorer_version for h in headlines.values()]
     latest = max(scored) if scored else None
     oldest_first = tuple(reversed(published))
     marks = _change_marks(changelog)
     views = {}
     for run in published:
-        result = results.get(run.id)
+        result = headlines.get(run.id)
         setup = records.setups.get(run.setup)
         views[run.id] = RunView(
             run=run,
@@ -519,7 +521,7 @@ def _site_facts(records: Records, results: Mapping[str, RunResult], published: t
             older_scorer=bool(result and latest is not None and result.scorer_version < latest),
             changes=marks.get(run.id, ()),
         )
-    charts = tuple(_chart(measure, oldest_first, results, marks) for measure in MEASURES)
+    charts = tuple(_chart(measure, oldest_first, headlines, marks) for measure in MEASURES)
     return SiteFacts(runs=tuple(views[r.id] for r in published), run_views=views, charts=charts, latest_scorer=latest)
 
 
@@ -535,6 +537,11 @@ def _change_marks(changelog: Changelog | None) -> Mapping[str, tuple[ChangeMark,
             for row in rows
         )
     return marks
+
+
+def _headline(result: RunResult) -> RunResult:
+    """A run's outcome and measures without its case results and observations: all the overview and charts need."""
+    return replace(result, cases=(), observations=())
 
 
 def _chart(measure: str, runs: tuple[Run, ...], results: Mapping[str, RunResult], marks: Mapping[str, tuple[ChangeMark, ...]]) -> Chart:
@@ -663,7 +670,8 @@ def _run_grid(records: Records, run: Run, result: RunResult | None) -> tuple[tup
         for rep in reps:
             answer = records.answers.get((run.id, cv, rep))
             crashed = answer is not None and (answer.answer.status == CRASHED or (answer.rerun is not None and answer.rerun.status == CRASHED))
-            cells.append(GridCell(rep, index.get((cv, rep)), answer is not None, crashed))
+            found = index.get((cv, rep))
+            cells.append(GridCell(rep, found.state if found is not None else None, answer is not None, crashed))
         rows.append((cv, tuple(cells)))
     return tuple(rows)
 
@@ -671,7 +679,7 @@ def _run_grid(records: Records, run: Run, result: RunResult | None) -> tuple[tup
 @dataclass(frozen=True)
 class GridCell:
     repetition: int
-    result: CaseResult | None
+    state: str | None  # None: no result for it
     answered: bool
     crashed: bool  # the answer or its rerun crashed
 
