@@ -170,37 +170,26 @@ def iter_pages(
         yield keep(renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": examples}))
         yield keep(renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}))
         yield keep(renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content}))
-    for run in published:  # run by run, each language in turn: a run's results and answers are read once
-        result = results.get(run.id)
-        comparison = (comparisons or {}).get(run.id)
-        listings = run_listings(run, result, _run_grid(records, run, result), comparison)
-        view = replace(site.run_views[run.id], result=result)
-        for lang in languages:
-            renderer = renderers[lang]
-            common = {"site": site, "downloads": listed, "changelog": changelog}
-            yield keep(renderer.page("run.html.j2", f"runs/{run.id}.html",
-                                     {**common, "run_view": view, "listings": listings, "comparison": comparison}))
-            for listing in listings.all():
-                for page in listing.pages:
-                    items = listing.items[page.first - 1 : page.last]
-                    yield keep(renderer.page("run_list.html.j2", page.path, {**common, "listing": listing, "page": page, "items": items}))
     default = renderers[config.default_language]
     yield keep(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))
     yield keep(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
     runs_by_case = _runs_by_case(records, published)
     case_ids = sorted(records.case_versions)
-    job = _CaseJob(records, results, verdicts, renderers, languages, runs_by_case, _states_by_run(results, published),
-                   {run.id: results[run.id].outcome if run.id in results else None for run in published})
-    # Case pages first, then each run's case pages run by run: a run's answers are unpacked once, not once per case.
-    tasks: list[tuple[str | None, list[str]]] = [(None, case_ids[i : i + CASE_CHUNK]) for i in range(0, len(case_ids), CASE_CHUNK)]
+    job = _PageJob(records, results, verdicts, renderers, languages, runs_by_case, _states_by_run(results, published),
+                   {run.id: results[run.id].outcome if run.id in results else None for run in published},
+                   {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {})
+    # Case pages first, then run by run the run's own pages and its case pages: a run's answers are unpacked once.
+    tasks: list[tuple[str, str | None, list[str]]] = [("case", None, case_ids[i : i + CASE_CHUNK])
+                                                      for i in range(0, len(case_ids), CASE_CHUNK)]
     for run in published:
+        tasks.append(("run", run.id, []))
         in_run = [cv_id for cv_id in case_ids if run in runs_by_case.get(cv_id, ())]
-        tasks.extend((run.id, in_run[i : i + CASE_CHUNK]) for i in range(0, len(in_run), CASE_CHUNK))
+        tasks.extend(("case-run", run.id, in_run[i : i + CASE_CHUNK]) for i in range(0, len(in_run), CASE_CHUNK))
     if jobs <= 1 or len(case_ids) < 2 * CASE_CHUNK:
         for task in tasks:
             yield from map(keep, job.render(task))
     else:
-        for pages in ordered_map(_render_case_chunk, tasks, jobs=jobs, initializer=_start_case_worker, initargs=(job,)):
+        for pages in ordered_map(_render_task, tasks, jobs=jobs, initializer=_start_page_worker, initargs=(job,)):
             yield from map(keep, pages)
     yield keep(Page("static/site.css", (TEMPLATES / "static" / "site.css").read_bytes()))
     yield from render_sitemap(paths, base_url=config.base_url, build_date=build_date)
@@ -691,8 +680,8 @@ CASE_CHUNK = 16  # case versions per task sent to a worker: large enough to amor
 
 
 @dataclass(frozen=True)
-class _CaseJob:
-    """What rendering one case version's pages needs; a forked worker inherits it once."""
+class _PageJob:
+    """What rendering a run's pages and case version pages needs; a forked worker inherits it once."""
 
     records: Records
     results: Mapping[str, RunResult]
@@ -702,13 +691,17 @@ class _CaseJob:
     runs_by_case: Mapping[str, tuple[Run, ...]]
     states: Mapping[str, Mapping[tuple[str, int], str]]  # run -> (case version, repetition) -> state
     outcomes: Mapping[str, str | None]
+    common: Mapping[str, Any]  # what every page shows: site facts, downloads, changelog
+    comparisons: Mapping[str, Any]
     _current: dict = field(default_factory=dict)  # the case results of the run being rendered, indexed once
 
-    def render(self, task: tuple[str | None, list[str]]) -> list[Page]:
-        """The case pages of some case versions (run None), or their pages for one run, in every language."""
-        run_id, case_ids = task
+    def render(self, task: tuple[str, str | None, list[str]]) -> list[Page]:
+        """A run's own pages, the case pages of some case versions, or their pages for one run; in every language."""
+        kind, run_id, case_ids = task
         pages = []
-        if run_id is None:
+        if kind == "run":
+            return self.render_run(run_id)
+        if kind == "case":
             for cv_id in case_ids:
                 bundle = collect_case(self.records, cv_id, self.runs_by_case.get(cv_id, ()), self.states, self.outcomes, verdicts=None)
                 pages.extend(render_case_page(self.renderers[lang], bundle) for lang in self.languages)
@@ -723,15 +716,33 @@ class _CaseJob:
             pages.extend(page for lang in self.languages for page in render_case_runs(self.renderers[lang], bundle))
         return pages
 
+    def render_run(self, run_id: str) -> list[Page]:
+        """A run's page and the continuation pages of its long lists, in every language."""
+        run = next(r for r in self.records.published_runs if r.id == run_id)
+        result = self.results.get(run.id)
+        comparison = self.comparisons.get(run.id)
+        listings = run_listings(run, result, _run_grid(self.records, run, result), comparison)
+        view = replace(self.common["site"].run_views[run.id], result=result)
+        pages = []
+        for lang in self.languages:
+            renderer = self.renderers[lang]
+            pages.append(renderer.page("run.html.j2", f"runs/{run.id}.html",
+                                       {**self.common, "run_view": view, "listings": listings, "comparison": comparison}))
+            for listing in listings.all():
+                for page in listing.pages:
+                    items = listing.items[page.first - 1 : page.last]
+                    pages.append(renderer.page("run_list.html.j2", page.path, {**self.common, "listing": listing, "page": page, "items": items}))
+        return pages
 
-_WORKER_JOB: list[_CaseJob] = []  # set once in each forked worker process, never in the parent
+
+_WORKER_JOB: list[_PageJob] = []  # set once in each forked worker process, never in the parent
 
 
-def _start_case_worker(job: _CaseJob) -> None:
+def _start_page_worker(job: _PageJob) -> None:
     _WORKER_JOB.append(job)
 
 
-def _render_case_chunk(task: tuple[str | None, list[str]]) -> list[Page]:
+def _render_task(task: tuple[str, str | None, list[str]]) -> list[Page]:
     return _WORKER_JOB[0].render(task)
 
 
