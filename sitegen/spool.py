@@ -13,6 +13,38 @@ from . import model as m
 Key = tuple[str, str, int]  # (run, case version, repetition)
 
 
+class _Unpacked:
+    """The last few runs unpacked, each unpacked with the cycle collector paused.
+
+    Unpacking makes tens of thousands of small objects that all stay alive: a collection meanwhile would only
+    rescan them.
+    """
+
+    def __init__(self, keep: int):
+        self.keep = keep
+        self.runs: OrderedDict[str, object] = OrderedDict()
+
+    def get(self, run: str, unpack):
+        found = self.runs.get(run)
+        if found is not None:
+            self.runs.move_to_end(run)
+            return found
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            found = unpack(run)
+        finally:
+            if enabled:
+                gc.enable()
+        self.runs[run] = found
+        while len(self.runs) > self.keep:
+            self.runs.popitem(last=False)
+        return found
+
+    def forget(self, run: str) -> None:
+        self.runs.pop(run, None)
+
+
 class AnswerSpool(Mapping[Key, m.Answer]):
     """The answers of every run, mapped by (run, case version, repetition) like a dict.
 
@@ -22,10 +54,9 @@ class AnswerSpool(Mapping[Key, m.Answer]):
     """
 
     def __init__(self, keep: int = 2):
-        self._keep = keep
         self._sources: dict[str, dict[tuple[str, int], str]] = {}  # run -> (case version, repetition) -> records file
         self._packs: dict[str, list[bytes]] = {}
-        self._unpacked: OrderedDict[str, dict[tuple[str, int], m.Answer]] = OrderedDict()
+        self._unpacked = _Unpacked(keep)
 
     def add(self, answers: Iterable[m.Answer]) -> None:
         """Pack answers (of one records file, typically) and forget the objects."""
@@ -37,7 +68,7 @@ class AnswerSpool(Mapping[Key, m.Answer]):
             for a in items:
                 sources[(a.case_version, a.repetition)] = a.source
             self._packs.setdefault(run, []).append(zlib.compress(marshal.dumps(tuple(map(_pack_answer, items))), 1))
-            self._unpacked.pop(run, None)
+            self._unpacked.forget(run)
 
     def source(self, key: Key) -> str | None:
         """The records file an answer came from, without unpacking it."""
@@ -68,23 +99,13 @@ class AnswerSpool(Mapping[Key, m.Answer]):
         return sum(len(s) for s in self._sources.values())
 
     def _run(self, run: str) -> dict[tuple[str, int], m.Answer]:
-        unpacked = self._unpacked.get(run)
-        if unpacked is not None:
-            self._unpacked.move_to_end(run)
-            return unpacked
-        enabled = gc.isenabled()
-        gc.disable()  # tens of thousands of small objects, all kept: a collection meanwhile would only rescan them
-        try:
-            unpacked = {}
-            for pack in self._packs[run]:
-                for t in marshal.loads(zlib.decompress(pack)):
-                    unpacked[(t[0], t[1])] = m.Answer(run, t[0], t[1], _unpack_engine(t[2]), _unpack_engine(t[3]), t[4])
-        finally:
-            if enabled:
-                gc.enable()
-        self._unpacked[run] = unpacked
-        while len(self._unpacked) > self._keep:
-            self._unpacked.popitem(last=False)
+        return self._unpacked.get(run, self._unpack)
+
+    def _unpack(self, run: str) -> dict[tuple[str, int], m.Answer]:
+        unpacked = {}
+        for pack in self._packs[run]:
+            for t in marshal.loads(zlib.decompress(pack)):
+                unpacked[(t[0], t[1])] = m.Answer(run, t[0], t[1], _unpack_engine(t[2]), _unpack_engine(t[3]), t[4])
         return unpacked
 
 
@@ -124,36 +145,21 @@ class ResultSpool(Mapping[str, m.RunResult]):
     """Run results mapped by run id like a dict, packed the same way: at scale one run's results hold 30,000 case entries."""
 
     def __init__(self, keep: int = 2):
-        self._keep = keep
         self._packs: dict[str, bytes] = {}
         self._states: dict[str, dict[tuple[str, int], str]] = {}
-        self._unpacked: OrderedDict[str, m.RunResult] = OrderedDict()
+        self._unpacked = _Unpacked(keep)
 
     def add(self, result: m.RunResult) -> None:
         self._packs[result.run] = zlib.compress(marshal.dumps(_pack_result(result)), 1)
         self._states[result.run] = {(c.case_version, c.repetition): c.state for c in result.cases}
-        self._unpacked.pop(result.run, None)
+        self._unpacked.forget(result.run)
 
     def states(self, run: str) -> Mapping[tuple[str, int], str]:
         """Each (case version, repetition)'s state in a run, without unpacking the run."""
         return self._states.get(run, {})
 
     def __getitem__(self, run: str) -> m.RunResult:
-        result = self._unpacked.get(run)
-        if result is not None:
-            self._unpacked.move_to_end(run)
-            return result
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            result = _unpack_result(marshal.loads(zlib.decompress(self._packs[run])))
-        finally:
-            if enabled:
-                gc.enable()
-        self._unpacked[run] = result
-        while len(self._unpacked) > self._keep:
-            self._unpacked.popitem(last=False)
-        return result
+        return self._unpacked.get(run, lambda r: _unpack_result(marshal.loads(zlib.decompress(self._packs[r]))))
 
     def __contains__(self, run: object) -> bool:
         return run in self._packs

@@ -18,6 +18,17 @@ DOCUMENT = "\n".join([
 ])
 
 
+def json_paths(value, prefix=()):
+    """Every place in a parsed JSON value, as a tuple of keys and indexes (the root first)."""
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from json_paths(item, prefix + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from json_paths(item, prefix + (index,))
+
+
 def passage(quote=None, lines=None, document=DOCUMENT):
     """A resolved passage: lines follow from the quote when not given."""
     from sitegen.text import DocumentText

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from factories import json_paths
 from sitegen import model as m
 from sitegen.errors import RecordsError
 from sitegen.records import fingerprint, load_records
@@ -89,16 +90,6 @@ def test_results_record_may_be_absent_before_first_scoring(tmp_path):
 _MUTATIONS = st.sampled_from(["delete", "null", "string", "number", "list", "object", "duplicate"])
 
 
-def _paths(value, prefix=()):
-    yield prefix
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _paths(item, prefix + (key,))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _paths(item, prefix + (index,))
-
-
 def _mutate(value, path, how):
     if not path:
         return value
@@ -123,7 +114,7 @@ def test_mutated_records_load_or_raise_records_error(tmp_path_factory, data, fil
     root = tmp_path_factory.mktemp("mut") / "records"
     shutil.copytree(SMALL, root)
     value = json.loads((root / file).read_text(encoding="utf-8"))
-    paths = list(_paths(value))
+    paths = list(json_paths(value))
     path = data.draw(st.sampled_from(paths))
     mutated = _mutate(value, path, how)
     (root / file).write_text(json.dumps(mutated, ensure_ascii=False), encoding="utf-8")

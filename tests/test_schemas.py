@@ -130,6 +130,7 @@ def test_the_loader_fixtures_that_break_the_schema_break_it_for_jsonschema_too(f
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from factories import json_paths  # noqa: E402
 from sitegen import schema as schema_module  # noqa: E402
 
 _REPLACEMENTS = st.sampled_from([None, True, 0, 1, -1, 1.5, "", "x", "x..y", "UPPER", "flaw", "PASS", [], [1], {}, {"id": "x"}])
@@ -138,16 +139,6 @@ _REPLACEMENTS = st.sampled_from([None, True, 0, 1, -1, 1.5, "", "x", "x..y", "UP
 def _documents() -> list[tuple[str, object]]:
     return [(name, json.loads((folder / file).read_text(encoding="utf-8")))
             for folder in FOLDERS.values() for file, name in files_of(folder)]
-
-
-def _places(value, prefix=()):
-    yield prefix
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _places(item, prefix + (key,))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _places(item, prefix + (index,))
 
 
 def _reports(name: str, document) -> list[tuple[str, str]]:
@@ -161,7 +152,7 @@ def _reports(name: str, document) -> list[tuple[str, str]]:
 def test_the_fast_test_accepts_exactly_what_the_validator_finds_nothing_wrong_with(data, replacement, how):
     name, document = data.draw(st.sampled_from(_documents()))
     document = copy.deepcopy(document)
-    place = data.draw(st.sampled_from(list(_places(document))[1:]))
+    place = data.draw(st.sampled_from(list(json_paths(document))[1:]))
     parent = document
     for step in place[:-1]:
         parent = parent[step]

@@ -46,7 +46,7 @@ def test_only_the_last_runs_read_stay_unpacked(records):
     spool.add(records.answers.values())
     for run in runs:
         spool[next(key for key in spool if key[0] == run)]
-    assert list(spool._unpacked) == runs[-2:]
+    assert list(spool._unpacked.runs) == runs[-2:]
 
 
 def test_answers_of_one_run_may_come_from_several_files(records):
