@@ -179,10 +179,10 @@ def iter_pages(
                    {run.id: results[run.id].outcome if run.id in results else None for run in published},
                    {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {})
     # Case pages first, then run by run the run's own pages and its case pages: a run's answers are unpacked once.
-    tasks: list[tuple[str, str | None, list[str]]] = [("case", None, case_ids[i : i + CASE_CHUNK])
+    tasks: list[tuple[str, str | None, Sequence]] = [("case", None, case_ids[i : i + CASE_CHUNK])
                                                       for i in range(0, len(case_ids), CASE_CHUNK)]
     for run in published:
-        tasks.append(("run", run.id, []))
+        tasks.extend(("run", run.id, (part,)) for part in range(RUN_TASK_PARTS))
         in_run = [cv_id for cv_id in case_ids if run in runs_by_case.get(cv_id, ())]
         tasks.extend(("case-run", run.id, in_run[i : i + CASE_CHUNK]) for i in range(0, len(in_run), CASE_CHUNK))
     if jobs <= 1 or len(case_ids) < 2 * CASE_CHUNK:
@@ -677,6 +677,7 @@ class GridCell:
 
 
 CASE_CHUNK = 16  # case versions per task sent to a worker: large enough to amortise, small enough to stream
+RUN_TASK_PARTS = 8  # a large run's own pages (thousands of list pages) split over tasks, so no worker waits on one
 
 
 @dataclass(frozen=True)
@@ -693,46 +694,57 @@ class _PageJob:
     outcomes: Mapping[str, str | None]
     common: Mapping[str, Any]  # what every page shows: site facts, downloads, changelog
     comparisons: Mapping[str, Any]
-    _current: dict = field(default_factory=dict)  # the case results of the run being rendered, indexed once
+    _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
 
-    def render(self, task: tuple[str, str | None, list[str]]) -> list[Page]:
+    def render(self, task: tuple[str, str | None, Sequence]) -> list[Page]:
         """A run's own pages, the case pages of some case versions, or their pages for one run; in every language."""
-        kind, run_id, case_ids = task
-        pages = []
+        kind, run_id, items = task
         if kind == "run":
-            return self.render_run(run_id)
+            (part,) = items
+            return self.render_run(run_id, part)
+        pages = []
+        case_ids = items
         if kind == "case":
             for cv_id in case_ids:
                 bundle = collect_case(self.records, cv_id, self.runs_by_case.get(cv_id, ()), self.states, self.outcomes, verdicts=None)
                 pages.extend(render_case_page(self.renderers[lang], bundle) for lang in self.languages)
             return pages
-        if run_id not in self._current:
-            self._current.clear()
-            self._current[run_id] = _index_cases(self.results.get(run_id))
+        if self._current.get("cases", (None,))[0] != run_id:
+            self._current["cases"] = (run_id, {run_id: _index_cases(self.results.get(run_id))})
+        found = self._current["cases"][1]
         for cv_id in case_ids:
             run = next(r for r in self.runs_by_case[cv_id] if r.id == run_id)
             bundle = collect_case(self.records, cv_id, (run,), self.states, self.outcomes, verdicts=self.verdicts,
-                                  case_results=self._current)
+                                  case_results=found)
             pages.extend(page for lang in self.languages for page in render_case_runs(self.renderers[lang], bundle))
         return pages
 
-    def render_run(self, run_id: str) -> list[Page]:
-        """A run's page and the continuation pages of its long lists, in every language."""
-        run = next(r for r in self.records.published_runs if r.id == run_id)
-        result = self.results.get(run.id)
-        comparison = self.comparisons.get(run.id)
-        listings = run_listings(run, result, _run_grid(self.records, run, result), comparison)
-        view = replace(self.common["site"].run_views[run.id], result=result)
+    def render_run(self, run_id: str, part: int) -> list[Page]:
+        """One of RUN_TASK_PARTS slices of a run's own pages (its page and the continuation pages of its long lists)."""
+        run, view, listings, comparison = self._run_pages(run_id)
+        work = [(lang, listing, page) for lang in self.languages
+                for listing, page in ((None, None), *((x, p) for x in listings.all() for p in x.pages))]
         pages = []
-        for lang in self.languages:
+        for lang, listing, page in work[len(work) * part // RUN_TASK_PARTS : len(work) * (part + 1) // RUN_TASK_PARTS]:
             renderer = self.renderers[lang]
-            pages.append(renderer.page("run.html.j2", f"runs/{run.id}.html",
-                                       {**self.common, "run_view": view, "listings": listings, "comparison": comparison}))
-            for listing in listings.all():
-                for page in listing.pages:
-                    items = listing.items[page.first - 1 : page.last]
-                    pages.append(renderer.page("run_list.html.j2", page.path, {**self.common, "listing": listing, "page": page, "items": items}))
+            if listing is None:
+                pages.append(renderer.page("run.html.j2", f"runs/{run.id}.html",
+                                           {**self.common, "run_view": view, "listings": listings, "comparison": comparison}))
+            else:
+                items = listing.items[page.first - 1 : page.last]
+                pages.append(renderer.page("run_list.html.j2", page.path, {**self.common, "listing": listing, "page": page, "items": items}))
         return pages
+
+    def _run_pages(self, run_id: str):
+        """What every slice of a run's own pages shows, worked out once per process for the run at hand."""
+        if self._current.get("run", (None,))[0] != run_id:
+            run = next(r for r in self.records.published_runs if r.id == run_id)
+            result = self.results.get(run.id)
+            comparison = self.comparisons.get(run.id)
+            listings = run_listings(run, result, _run_grid(self.records, run, result), comparison)
+            view = replace(self.common["site"].run_views[run.id], result=result)
+            self._current["run"] = (run_id, (run, view, listings, comparison))
+        return self._current["run"][1]
 
 
 _WORKER_JOB: list[_PageJob] = []  # set once in each forked worker process, never in the parent
@@ -742,7 +754,7 @@ def _start_page_worker(job: _PageJob) -> None:
     _WORKER_JOB.append(job)
 
 
-def _render_task(task: tuple[str, str | None, list[str]]) -> list[Page]:
+def _render_task(task: tuple[str, str | None, Sequence]) -> list[Page]:
     return _WORKER_JOB[0].render(task)
 
 
