@@ -153,7 +153,8 @@ def iter_pages(
     )
     published = tuple(sorted(records.published_runs, key=lambda r: (r.date, r.id), reverse=True))
     content_root = content_dir or TEMPLATES / "content"
-    site = _site_facts(records, results, published, changelog)
+    headlines, states = _run_summaries(results, published)
+    site = _site_facts(records, headlines, published, changelog)
     renderers = {lang: Renderer(lang, catalogs[lang], config=config, languages=languages, build_date=build_date) for lang in languages}
     examples = {m: (cv if cv in records.case_versions else None) for m, cv in EXAMPLE_CASES.items()}
     paths: list[str] = []  # for the sitemap; only paths are kept, never the pages
@@ -175,8 +176,8 @@ def iter_pages(
     yield keep(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
     runs_by_case = _runs_by_case(records, published)
     case_ids = sorted(records.case_versions)
-    job = _PageJob(records, results, verdicts, renderers, languages, runs_by_case, _states_by_run(results, published),
-                   {run.id: results[run.id].outcome if run.id in results else None for run in published},
+    job = _PageJob(records, results, verdicts, renderers, languages, runs_by_case, states,
+                   {run_id: headline.outcome for run_id, headline in headlines.items()},
                    {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {})
     # Case pages first, then run by run the run's own pages and its case pages: a run's answers are unpacked once.
     tasks: list[tuple[str, str | None, Sequence]] = [("case", None, case_ids[i : i + CASE_CHUNK])
@@ -492,8 +493,7 @@ CHART_MARGIN = 8
 CHART_BAR = 16
 
 
-def _site_facts(records: Records, results: Mapping[str, RunResult], published: tuple[Run, ...], changelog: Changelog | None) -> SiteFacts:
-    headlines = {r.id: _headline(results[r.id]) for r in published if r.id in results}  # each run unpacked once
+def _site_facts(records: Records, headlines: Mapping[str, RunResult], published: tuple[Run, ...], changelog: Changelog | None) -> SiteFacts:
     scored = [h.scorer_version for h in headlines.values()]
     latest = max(scored) if scored else None
     oldest_first = tuple(reversed(published))
@@ -556,10 +556,17 @@ def _chart(measure: str, runs: tuple[Run, ...], results: Mapping[str, RunResult]
     return Chart(measure, width, CHART_HEIGHT + 2 * CHART_MARGIN + 12, tuple(bars), tuple(changes))
 
 
-def _states_by_run(results: Mapping[str, RunResult], published: tuple[Run, ...]) -> Mapping[str, Mapping[tuple[str, int], str]]:
-    """Each run's state per (case version, repetition): all a case page needs of every run, small enough to keep."""
-    return {run.id: {(c.case_version, c.repetition): c.state for c in results[run.id].cases} if run.id in results else {}
-            for run in published}
+def _run_summaries(results: Mapping[str, RunResult], published: tuple[Run, ...]):
+    """Per run, its headline (_headline) and its state per (case version, repetition): all the overview and the case
+    pages need of every run, small enough to keep, read with each run's results unpacked once."""
+    headlines: dict[str, RunResult] = {}
+    states: dict[str, Mapping[tuple[str, int], str]] = {}
+    for run in published:
+        result = results.get(run.id)
+        if result is not None:
+            headlines[run.id] = _headline(result)
+        states[run.id] = {(c.case_version, c.repetition): c.state for c in result.cases} if result is not None else {}
+    return headlines, states
 
 
 def _index_cases(result: RunResult | None) -> Mapping[tuple[str, int], CaseResult]:

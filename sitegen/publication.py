@@ -32,10 +32,14 @@ class Download:
 
 
 def collect_downloads(records: m.Records) -> tuple[Download, ...]:
-    """The files to publish, refusing any that carries an internal field or is not a records file."""
+    """The files to publish, refusing any that carries an internal field, names an unpublished run, or is not a records file.
+
+    Each file is read once here (the largest are hundreds of megabytes) and again only when it is written.
+    """
     problems: list[Diagnostic] = []
     downloads = []
     internal = set(records.config.internal_fields)
+    hidden = [r.id for r in records.runs if not r.published]
     for published in records.config.publish:
         source = records.files.get(published.record)
         if source is None:
@@ -50,6 +54,10 @@ def collect_downloads(records: m.Records) -> tuple[Download, ...]:
             for pointer, key in _keys(doc.value, ""):
                 if key in internal:
                     problems.append(doc.diagnostic(pointer, f'internal field "{key}" must never reach a published file', "publish.internal-field"))
+        for run_id in hidden:  # ids are safe ASCII, so their JSON form is found in the bytes as they are
+            if json.dumps(run_id).encode("utf-8") in data:
+                problems.append(Diagnostic(published.record, None, None, None,
+                                           f'unpublished run "{run_id}" is mentioned in a published file', "publish.unpublished-run"))
         del data  # one file at a time: the large ones are read again, checked against their digest, when written
         downloads.append(Download(published.name, published.record, source))
     if problems:
@@ -75,16 +83,3 @@ def _keys(value: object, pointer: str):
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _keys(item, f"{pointer}/{index}")
-
-
-def unpublished_mentions(records: m.Records, downloads: tuple[Download, ...]) -> list[Diagnostic]:
-    """An unpublished run's id must appear in no published file."""
-    hidden = [r.id for r in records.runs if not r.published]
-    problems = []
-    for download in downloads if hidden else ():
-        data = download.data  # ids are safe ASCII, so their JSON form is found in the bytes as they are
-        for run_id in hidden:
-            if json.dumps(run_id).encode("utf-8") in data:
-                problems.append(Diagnostic(download.record, None, None, None,
-                                           f'unpublished run "{run_id}" is mentioned in a published file', "publish.unpublished-run"))
-    return problems

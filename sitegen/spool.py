@@ -74,9 +74,6 @@ class AnswerSpool(Mapping[Key, m.Answer]):
         """The records file an answer came from, without unpacking it."""
         return self._sources.get(key[0], {}).get((key[1], key[2]))
 
-    def run_keys(self, run: str) -> tuple[tuple[str, int], ...]:
-        return tuple(self._sources.get(run, ()))
-
     def __getitem__(self, key: Key) -> m.Answer:
         run, case_version, repetition = key
         if (case_version, repetition) not in self._sources.get(run, ()):
@@ -146,17 +143,11 @@ class ResultSpool(Mapping[str, m.RunResult]):
 
     def __init__(self, keep: int = 2):
         self._packs: dict[str, bytes] = {}
-        self._states: dict[str, dict[tuple[str, int], str]] = {}
         self._unpacked = _Unpacked(keep)
 
     def add(self, result: m.RunResult) -> None:
         self._packs[result.run] = zlib.compress(marshal.dumps(_pack_result(result)), 1)
-        self._states[result.run] = {(c.case_version, c.repetition): c.state for c in result.cases}
         self._unpacked.forget(result.run)
-
-    def states(self, run: str) -> Mapping[tuple[str, int], str]:
-        """Each (case version, repetition)'s state in a run, without unpacking the run."""
-        return self._states.get(run, {})
 
     def __getitem__(self, run: str) -> m.RunResult:
         return self._unpacked.get(run, lambda r: _unpack_result(marshal.loads(zlib.decompress(self._packs[r]))))

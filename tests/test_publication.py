@@ -51,3 +51,17 @@ def test_an_internal_key_is_found_however_it_is_written(records, tmp_path, writt
     with pytest.raises(PublicationError) as caught:
         publication.collect_downloads(dataclasses.replace(records, files=files))
     assert [(d.pointer, d.code) for d in caught.value.diagnostics] == [("/cost", "publish.internal-field")]
+
+
+def test_a_published_file_naming_an_unpublished_run_is_refused(records, tmp_path):
+    hidden = next(r.id for r in records.runs if not r.published)
+    published = records.config.publish[0].record
+    data = (RECORDS / published).read_bytes().replace(b"{", b'{"note": ' + json.dumps(hidden).encode() + b", ", 1)
+    path = tmp_path / published
+    path.write_bytes(data)
+    files = dict(records.files)
+    files[published] = m.SourceFile(str(path), hashlib.sha256(data).hexdigest(), len(data))
+    with pytest.raises(PublicationError) as caught:
+        publication.collect_downloads(dataclasses.replace(records, files=files))
+    assert [(d.path, d.code) for d in caught.value.diagnostics] == [(published, "publish.unpublished-run")]
+    assert hidden in caught.value.diagnostics[0].message

@@ -64,10 +64,3 @@ def test_results_round_trip_to_the_same_bytes():
     results = read_results(data)
     assert isinstance(results, ResultSpool)
     assert write_results(results) == data
-
-
-def test_result_states_are_known_without_unpacking():
-    results = read_results((RECORDS / "results.json").read_bytes())
-    for run_id in results:
-        assert results.states(run_id) == {(c.case_version, c.repetition): c.state for c in results[run_id].cases}
-    assert results.states("no-such-run") == {}
