@@ -84,8 +84,11 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     return Checked(records, results, downloads, changelog, catalogs, build_date(records), comparisons)
 
 
-def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None):
-    """All pages (a generator: a large site is never held in memory at once) and the extra files; same input, same bytes."""
+def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None, write=None):
+    """All pages (a generator: a large site is never held in memory at once) and the extra files; same input, same bytes.
+
+    `write` (a site.PageWriter on the staging folder) lets the processes that render most pages write them too.
+    """
     from .feed import render_atom, render_changelog_json
     from .pages import iter_pages
 
@@ -95,7 +98,7 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
     say("render", f"{len(records.config.languages)} languages")
     pages = iter_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
                        catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, jobs=jobs,
-                       comparisons=checked.comparisons or {})
+                       comparisons=checked.comparisons or {}, write=write)
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     extra = (
         ("changelog.atom", render_atom(checked.changelog, base_url=records.config.base_url, title=title, updated=checked.build_date)),
@@ -106,13 +109,14 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
 
 def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progress | None = None) -> BuildSummary:
     """Check everything, render everything, then replace `out` in one swap; a failure leaves `out` untouched."""
-    from .site import write_site
+    from .site import PageWriter, staging, write_site
 
     checked = check_records(Path(records_dir), progress=progress, jobs=jobs)
-    pages, published, extra = render_site(checked, jobs=jobs, progress=progress)
-    if progress:
-        progress("write", f"{len(published)} downloads and the pages into {out}")
-    manifest = write_site(_counting(pages, progress), Path(out), published=published, extra_files=extra)
+    with staging(Path(out)) as folder:
+        pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder))
+        if progress:
+            progress("write", f"{len(published)} downloads and the pages into {out}")
+        manifest = write_site(_counting(pages, progress), Path(out), published=published, extra_files=extra, staged=folder)
     return BuildSummary(Path(out), sum(1 for f in manifest.files if f.path.endswith(".html")), len(published))
 
 

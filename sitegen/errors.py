@@ -45,6 +45,10 @@ class DiagnosticsError(SitegenError):
         self.diagnostics = tuple(diagnostics)
         super().__init__(f"{len(self.diagnostics)} problem(s)")
 
+    def __reduce__(self):
+        # raised in a worker process, it comes back pickled: rebuilt from its diagnostics, not from its message
+        return type(self), (self.diagnostics,)
+
     def lines(self) -> list[str]:
         return [d.format() for d in self.diagnostics]
 

@@ -34,6 +34,7 @@ from sitegen.model import (
     StageVerdict,
 )
 from sitegen.publication import collect_downloads
+from sitegen.templating import SiteEnvironment
 from sitegen.workers import ordered_map
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -138,11 +139,14 @@ def iter_pages(
     content_dir: Path | None = None,
     jobs: int = 1,
     comparisons: Mapping[str, Any] | None = None,
-) -> Iterator[Page]:
+    write: Callable[[Page], Any] | None = None,
+) -> Iterator[Any]:
     """The pages of render_pages one at a time, in a fixed order, so a large site can be written without holding it all.
 
-    With jobs > 1 the case pages (nearly all of a large site) are rendered in that many forked processes; the order,
-    and so every byte, stays the same as with one.
+    With jobs > 1 the case and run pages (nearly all of a large site) are rendered in that many forked processes; the
+    order, and so every byte, stays the same as with one. With `write` (the writer's PageWriter on its staging folder),
+    those pages are written where they were rendered and what `write` returns comes in their place: a page's bytes
+    never travel between processes.
     """
     config = records.config
     languages = tuple(config.languages)
@@ -178,7 +182,7 @@ def iter_pages(
     case_ids = sorted(records.case_versions)
     job = _PageJob(records, results, verdicts, renderers, languages, runs_by_case, states,
                    {run_id: headline.outcome for run_id, headline in headlines.items()},
-                   {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {})
+                   {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {}, write)
     # Case pages first, then run by run the run's own pages and its case pages: a run's answers are unpacked once.
     tasks: list[tuple[str, str | None, Sequence]] = [("case", None, case_ids[i : i + CASE_CHUNK])
                                                       for i in range(0, len(case_ids), CASE_CHUNK)]
@@ -188,7 +192,7 @@ def iter_pages(
         tasks.extend(("case-run", run.id, in_run[i : i + CASE_CHUNK]) for i in range(0, len(in_run), CASE_CHUNK))
     if jobs <= 1 or len(case_ids) < 2 * CASE_CHUNK:
         for task in tasks:
-            yield from map(keep, job.render(task))
+            yield from map(keep, job.render_task(task))
     else:
         for pages in ordered_map(_render_task, tasks, jobs=jobs, initializer=_start_page_worker, initargs=(job,)):
             yield from map(keep, pages)
@@ -207,7 +211,7 @@ class Renderer:
         self.config = config
         self.languages = languages
         self.build_date = build_date
-        env = Environment(
+        env = SiteEnvironment(
             loader=FileSystemLoader(str(TEMPLATES)),
             autoescape=True,
             undefined=StrictUndefined,
@@ -701,7 +705,13 @@ class _PageJob:
     outcomes: Mapping[str, str | None]
     common: Mapping[str, Any]  # what every page shows: site facts, downloads, changelog
     comparisons: Mapping[str, Any]
+    write: Callable[[Page], Any] | None
     _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
+
+    def render_task(self, task: tuple[str, str | None, Sequence]) -> list[Any]:
+        """The task's pages, or with `write` what writing each of them returned."""
+        pages = self.render(task)
+        return pages if self.write is None else [self.write(page) for page in pages]
 
     def render(self, task: tuple[str, str | None, Sequence]) -> list[Page]:
         """A run's own pages, the case pages of some case versions, or their pages for one run; in every language."""
@@ -761,8 +771,8 @@ def _start_page_worker(job: _PageJob) -> None:
     _WORKER_JOB.append(job)
 
 
-def _render_task(task: tuple[str, str | None, Sequence]) -> list[Page]:
-    return _WORKER_JOB[0].render(task)
+def _render_task(task: tuple[str, str | None, Sequence]) -> list[Any]:
+    return _WORKER_JOB[0].render_task(task)
 
 
 def collect_case(

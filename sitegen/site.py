@@ -6,9 +6,10 @@ import hashlib
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from sitegen.errors import Diagnostic, PublicationError
 from sitegen.model import InMemoryFile, SourceFile
@@ -39,40 +40,72 @@ class SiteManifest:
         raise KeyError(path)
 
 
+@contextmanager
+def staging(out_dir: Path) -> Iterator[Path]:
+    """A fresh folder beside `out_dir` for the new site (same filesystem, so the swap is a rename); gone again unless swapped in."""
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)  # after a swap there is nothing left to remove
+
+
+class PageWriter:
+    """Writes pages below one folder and says what was written; the processes that render pages use one each."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self._folders: set[Path] = set()  # made already: spares a failing mkdir per page
+
+    def __call__(self, page: Page) -> SiteFile:
+        if not _safe_path(page.path):
+            raise PublicationError([Diagnostic(page.path, None, None, None, "not a safe relative path inside the site", "site.unsafe-path")])
+        target = self.root / page.path
+        if target.parent not in self._folders:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(target.parent)
+        target.write_bytes(page.data)
+        return SiteFile(page.path, len(page.data), hashlib.sha256(page.data).hexdigest())
+
+
 def write_site(
-    pages: Iterable[Page],
+    pages: Iterable[Page | SiteFile],
     out_dir: Path,
     *,
     published: Sequence[tuple[str, SourceFile | InMemoryFile]],
     extra_files: Sequence[tuple[str, bytes]] = (),
+    staged: Path | None = None,
 ) -> SiteManifest:
     """Write pages, extra files and the published bytes (under downloads/, with SHA256SUMS), then swap the folder in.
 
     Pages may come from a generator: each is written as it arrives, so the site never has to fit in memory; so are the
     published files, read one at a time (a records file is checked against the digest taken when it was loaded).
+    With `staged` (a folder from `staging`), pages given as SiteFile were already written there (by a PageWriter in the
+    process that rendered them); they are only checked off here.
     """
     out_dir = Path(out_dir)
+    if staged is None:
+        with staging(out_dir) as folder:
+            return write_site(pages, out_dir, published=published, extra_files=extra_files, staged=folder)
     downloads = tuple(sorted(published, key=lambda item: item[0]))
     if any(name == SUMS for name, _ in downloads):
         raise PublicationError([Diagnostic(f"{DOWNLOADS}/{SUMS}", None, None, None, "a published file may not be called SHA256SUMS", "site.duplicate-path")])
-    parent = out_dir.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=parent))
-    try:
-        written = _Writer(tmp)
-        for page in pages:
+    written = _Writer(staged)
+    for page in pages:
+        if isinstance(page, SiteFile):
+            written.check_off(page)
+        else:
             written.add(page.path, page.data)
-        for path, data in extra_files:
-            written.add(path, data)
-        for name, file in downloads:
-            written.add(f"{DOWNLOADS}/{name}", file.data)
-        written.add(f"{DOWNLOADS}/{SUMS}", sha256sums(downloads))
-        _verify_downloads(tmp, written.files)
-        os.chmod(tmp, 0o755)  # mkdtemp makes the folder private; a site is meant to be read
-        _swap(tmp, out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    for path, data in extra_files:
+        written.add(path, data)
+    for name, file in downloads:
+        written.add(f"{DOWNLOADS}/{name}", file.data)
+    written.add(f"{DOWNLOADS}/{SUMS}", sha256sums(downloads))
+    _verify_downloads(staged, written.files)
+    os.chmod(staged, 0o755)  # mkdtemp makes the folder private; a site is meant to be read
+    _swap(staged, out_dir)
     return SiteManifest(str(out_dir), tuple(sorted(written.files.values(), key=lambda f: f.path)))
 
 
@@ -85,21 +118,21 @@ class _Writer:
     """Writes files below one folder, refusing a path that leaves it or was written before."""
 
     def __init__(self, root: Path):
-        self.root = root
+        self.write = PageWriter(root)
         self.files: dict[str, SiteFile] = {}
-        self.folders: set[Path] = set()
 
     def add(self, path: str, data: bytes) -> None:
-        if not _safe_path(path):
-            raise PublicationError([Diagnostic(path, None, None, None, "not a safe relative path inside the site", "site.unsafe-path")])
+        self._refuse_twice(path)  # before writing: the first file's bytes stay as they were
+        self.files[path] = self.write(Page(path, data))
+
+    def check_off(self, item: SiteFile) -> None:
+        """Record a file written below the root elsewhere; a second one at a path is refused (and the build leaves no site)."""
+        self._refuse_twice(item.path)
+        self.files[item.path] = item
+
+    def _refuse_twice(self, path: str) -> None:
         if path in self.files:
             raise PublicationError([Diagnostic(path, None, None, None, "two files would be written to the same path", "site.duplicate-path")])
-        target = self.root / path
-        if target.parent not in self.folders:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            self.folders.add(target.parent)
-        target.write_bytes(data)
-        self.files[path] = SiteFile(path, len(data), hashlib.sha256(data).hexdigest())
 
 
 def _safe_path(path: str) -> bool:

@@ -17,7 +17,7 @@ PHASES = (
     # the results record, and the read-only questions asked of scored runs (compare, explain, release-check)
     ("results", {"results", "comparison", "explanation", "release", "publication"}),
     ("changelog", {"changelog", "markup"}),
-    ("render", {"pages", "feed", "formatting", "catalogs"}),
+    ("render", {"pages", "templating", "feed", "formatting", "catalogs"}),
     ("write", {"site"}),
     ("build", {"build", "checks", "serving"}),
     ("cli", {"cli", "__main__"}),

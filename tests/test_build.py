@@ -136,6 +136,24 @@ def test_a_failure_midway_through_writing_leaves_the_previous_site_and_no_tempor
 # --- (c) determinism --------------------------------------------------------------------------
 
 
+def test_two_worker_processes_build_the_same_bytes_as_one(tmp_path):
+    """With --jobs 2 the case and run pages are rendered and written by workers; the site must not change by a byte."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import generate
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    records = tmp_path / "records"
+    assert generate.main([str(records), "--case-versions", "40", "--runs", "2", "--repetitions", "2"]) == 0
+    assert main(["score", "--all", "--records", str(records)]) == 0
+    one = build_site(records, tmp_path / "one", jobs=1)
+    two = build_site(records, tmp_path / "two", jobs=2)
+    assert one.pages == two.pages > 40 * 3 * 2, "every case version has its page and one per run, in both languages"
+    assert tree(tmp_path / "one") == tree(tmp_path / "two")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one", "records", "two"], "no staging folder is left behind"
+
+
+
 def _epoch(day: datetime.date) -> str:
     return str(int(datetime.datetime(day.year, day.month, day.day, 12, tzinfo=datetime.timezone.utc).timestamp()))
 

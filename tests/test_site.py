@@ -190,3 +190,45 @@ def test_checksums_on_the_downloads_page_equal_the_written_bytes(tmp_path):
             assert digest == sums[name] == hashlib.sha256((out / "downloads" / name).read_bytes()).hexdigest()
     if shutil.which("sha256sum"):
         assert subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=out / "downloads").returncode == 0
+
+
+# --- pages written where they were rendered ---------------------------------------------------
+
+
+def test_pages_written_by_a_page_writer_give_the_same_site_and_manifest(tmp_path):
+    """Worker processes write their pages into the staging folder; write_site only checks them off."""
+    direct = write_site(PAGES, tmp_path / "direct", published=PUBLISHED)
+    out = tmp_path / "staged"
+    with site_module.staging(out) as folder:
+        write = site_module.PageWriter(folder)
+        staged = write_site([write(page) for page in PAGES], out, published=PUBLISHED, staged=folder)
+    assert tree(out) == tree(tmp_path / "direct")
+    assert staged.files == direct.files
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["direct", "staged"], "no staging folder is left behind"
+
+
+def test_a_page_written_twice_by_page_writers_is_refused_and_nothing_is_left(tmp_path):
+    out = tmp_path / "site"
+    with pytest.raises(PublicationError) as caught:
+        with site_module.staging(out) as folder:
+            write = site_module.PageWriter(folder)
+            write_site([write(PAGES[0]), write(PAGES[0])], out, published=PUBLISHED, staged=folder)
+    assert [d.code for d in caught.value.diagnostics] == ["site.duplicate-path"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_page_writer_refuses_a_path_outside_the_site(tmp_path):
+    with pytest.raises(PublicationError) as caught:
+        site_module.PageWriter(tmp_path / "stage")(Page("../escaped.html", b"x"))
+    assert [d.code for d in caught.value.diagnostics] == ["site.unsafe-path"]
+    assert not (tmp_path / "escaped.html").exists()
+
+
+def test_the_staging_folder_goes_when_anything_fails(tmp_path):
+    out = tmp_path / "site"
+    with pytest.raises(RuntimeError):
+        with site_module.staging(out) as folder:
+            site_module.PageWriter(folder)(PAGES[1])
+            assert (folder / PAGES[1].path).read_bytes() == PAGES[1].data
+            raise RuntimeError("rendering failed")
+    assert list(tmp_path.iterdir()) == []

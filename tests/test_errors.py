@@ -1,0 +1,23 @@
+"""Typed errors survive the trip back from a worker process with every diagnostic intact."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from sitegen.errors import CatalogError, Diagnostic, DiagnosticsError, PublicationError, RecordsError
+
+PROBLEMS = (
+    Diagnostic("records/runs.json", 3, 7, "/runs/0/date", "expected a date like 2026-09-10", "schema.format"),
+    Diagnostic("en/../x.html", None, None, None, "not a safe relative path inside the site", "site.unsafe-path"),
+)
+
+
+@pytest.mark.parametrize("kind", [DiagnosticsError, RecordsError, PublicationError, CatalogError])
+def test_a_diagnostics_error_pickles_with_its_type_and_diagnostics(kind):
+    copy = pickle.loads(pickle.dumps(kind(list(PROBLEMS))))
+    assert type(copy) is kind
+    assert copy.diagnostics == PROBLEMS
+    assert copy.lines() == kind(PROBLEMS).lines()
+    assert str(copy) == "2 problem(s)"

@@ -1,0 +1,67 @@
+"""The site's Jinja environment prints exactly what plain Jinja with markupsafe prints, untrusted text escaped alike."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jinja2 import DictLoader, Environment, StrictUndefined
+from markupsafe import Markup, escape
+
+from sitegen.templating import SiteEnvironment, escape_output
+
+
+class Html:
+    """An object that renders itself as HTML, as markupsafe allows."""
+
+    def __html__(self) -> str:
+        return "<b>safe</b>"
+
+
+@given(st.text())
+def test_a_plain_string_is_escaped_to_markupsafes_entities(text):
+    assert escape_output(text) == str(escape(text))
+
+
+@pytest.mark.parametrize("value", [Markup("<i>already safe</i>"), 42, 2.5, None, Html(), ["<a>"], Markup("&amp;")])
+def test_everything_else_prints_as_markupsafe_escapes_it(value):
+    assert str(escape_output(value)) == str(escape(value))
+
+
+def test_markup_is_passed_on_without_a_copy():
+    safe = Markup("<tr><td>row</td></tr>")
+    assert escape_output(safe) is safe
+
+
+TEMPLATES = {
+    "macros.html": '{% macro row(x) %}<tr><td>{{ x }}</td></tr>{% endmacro %}',
+    "page.html": (
+        '{% import "macros.html" as m %}<p title="{{ title }}">{{ body }}</p>{{ m.row(body) }}{{ safe }}{{ n }}'
+        '{% autoescape false %}{{ raw }}{% endautoescape %}{% set block %}<em>{{ body }}</em>{% endset %}{{ block }}'
+        '{{ body|upper }}{{ items|join(", ") }}{% trans %}Hello {{ title }}{% endtrans %}'
+    ),
+}
+
+
+def _environments():
+    options = dict(loader=DictLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, extensions=["jinja2.ext.i18n"])
+    plain, site = Environment(**options), SiteEnvironment(**options)
+    for env in (plain, site):
+        env.install_null_translations(newstyle=True)
+    return plain, site
+
+
+@settings(max_examples=200)
+@given(st.text(), st.text(), st.integers())
+def test_pages_render_exactly_as_with_plain_jinja(title, body, n):
+    plain, site = _environments()
+    context = dict(title=title, body=body, safe=Markup("<hr>"), n=n, raw="<raw>", items=["<a>", Markup("<b>")])
+    assert site.get_template("page.html").render(context) == plain.get_template("page.html").render(context)
+
+
+def test_untrusted_text_is_still_escaped():
+    _, site = _environments()
+    html = site.get_template("page.html").render(
+        title='"><script>alert(1)</script>', body="<img src=x onerror=alert(1)>", safe=Markup(""), n=0, raw="", items=[])
+    assert "<script>" not in html and "<img" not in html
+    assert "&#34;&gt;&lt;script&gt;" in html and "&lt;img src=x onerror=alert(1)&gt;" in html
