@@ -6,6 +6,7 @@ import gc
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from contextlib import contextmanager
+from dataclasses import fields
 
 from . import model as m
 from .matching import CaseContext, MatchingMethod, judge_stage, method_for
@@ -159,7 +160,12 @@ def _rep_key(repetition: str) -> tuple[int, ...]:
 
 
 def _public(obs: Observed) -> m.Observation:
-    return m.Observation(obs.measure, obs.case_version, obs.repetition, obs.stage, obs.subject, obs.result, obs.reason, obs.detail)
+    # by position (an Observed begins with an Observation's fields, checked below): twice as fast as naming each field
+    return m.Observation(*obs[:_PUBLIC_FIELDS])
+
+
+_PUBLIC_FIELDS = len(fields(m.Observation))
+assert Observed._fields[:_PUBLIC_FIELDS] == tuple(f.name for f in fields(m.Observation))
 
 
 def verdict_source(records: m.Records):
