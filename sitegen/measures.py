@@ -28,6 +28,17 @@ class Observed(NamedTuple):
     quote: str | None = None  # QUOTE_FIDELITY: the collapsed quote, which identifies the observation across runs
 
 
+class Passed(NamedTuple):
+    """`count` observations that passed, each involving every case in `cases`: what scoring needs of them, in place of each one.
+
+    Scoring a run only counts its passed observations, and most observations pass; a measure asked not to list them
+    (listed=False) yields these instead, at most one per (case version, repetition) where it can.
+    """
+
+    count: int
+    cases: tuple[tuple[str, int], ...]
+
+
 @dataclass(frozen=True)
 class JudgedRun:
     """A run's answers with every stage judged once, shared by all seven measures."""
@@ -83,11 +94,10 @@ def _judged_before(judged: list[tuple[tuple[m.Finding, ...], m.StageVerdict]], f
     return None
 
 
-def _iter(judged: JudgedRun) -> Iterator[tuple[m.CaseVersion, int, str, m.StageVerdict]]:
+def _cases(judged: JudgedRun) -> Iterator[tuple[m.CaseVersion, int]]:
     for cv in judged.case_versions:
         for rep in range(1, judged.run.repetitions + 1):
-            for stage in judged.stages:
-                yield cv, rep, stage, judged.verdicts[(cv.id, rep, stage)]
+            yield cv, rep
 
 
 _MISS_DETAIL = {
@@ -106,82 +116,108 @@ def _miss(verdict: m.ExpectedVerdict) -> str:
     return f"{text} (closest finding: {verdict.closest})" if verdict.closest else text
 
 
-def grounding(judged: JudgedRun) -> Iterator[Observed]:
+def grounding(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each expected finding, per stage and repetition; a first miss waits for its rerun (reviewer stage: reviewer-expected only)."""
-    for cv, rep, stage, verdict in _iter(judged):
+    for cv, rep in _cases(judged):
         answer = judged.answers[(cv.id, rep)]
         repetition, cases = str(rep), ((cv.id, rep),)
-        rerun = None
-        for ev in verdict.expected:
-            if stage == m.REVIEWER and not ev.expected.reviewer_expected:
-                continue
-            if ev.finding is not None:
-                # all fields by position: a large run makes millions of these, and keywords and defaults cost more than the tuple
-                yield Observed("GROUNDING", cv.id, repetition, stage, ev.expected.id, m.PASSED, "", "", cases, None)
-                continue
-            common = ("GROUNDING", cv.id, repetition, stage, ev.expected.id)
-            if answer.rerun is None:
-                yield Observed(*common, m.PENDING, ev.reason, f"first miss, no rerun recorded: {_miss(ev)}", cases)
-                continue
-            if answer.rerun.status != m.COMPLETED:
-                yield Observed(*common, m.PENDING, "rerun.crashed", "the rerun crashed before it finished", cases)
-                continue
-            if rerun is None:
-                rerun = judged.rerun_verdict(answer, stage)
-            again = next(r for r in rerun.expected if r.expected.id == ev.expected.id)
-            if again.finding is not None:
-                yield Observed(*common, m.DISMISSED, ev.reason,
-                               f"first miss ({_miss(ev)}) dismissed by rerun: rerun finding {again.finding} matched", cases)
-            else:
-                yield Observed(*common, m.FAILED, ev.reason, f"miss confirmed by rerun: {_miss(ev)}", cases)
+        passed = 0
+        for stage in judged.stages:
+            rerun = None
+            for ev in judged.verdicts[(cv.id, rep, stage)].expected:
+                if stage == m.REVIEWER and not ev.expected.reviewer_expected:
+                    continue
+                if ev.finding is not None:
+                    if listed:
+                        # all fields by position: a large run makes millions of these, and keywords and defaults cost more than the tuple
+                        yield Observed("GROUNDING", cv.id, repetition, stage, ev.expected.id, m.PASSED, "", "", cases, None)
+                    else:
+                        passed += 1
+                    continue
+                common = ("GROUNDING", cv.id, repetition, stage, ev.expected.id)
+                if answer.rerun is None:
+                    yield Observed(*common, m.PENDING, ev.reason, f"first miss, no rerun recorded: {_miss(ev)}", cases)
+                    continue
+                if answer.rerun.status != m.COMPLETED:
+                    yield Observed(*common, m.PENDING, "rerun.crashed", "the rerun crashed before it finished", cases)
+                    continue
+                if rerun is None:
+                    rerun = judged.rerun_verdict(answer, stage)
+                again = next(r for r in rerun.expected if r.expected.id == ev.expected.id)
+                if again.finding is not None:
+                    yield Observed(*common, m.DISMISSED, ev.reason,
+                                   f"first miss ({_miss(ev)}) dismissed by rerun: rerun finding {again.finding} matched", cases)
+                else:
+                    yield Observed(*common, m.FAILED, ev.reason, f"miss confirmed by rerun: {_miss(ev)}", cases)
+        if passed:
+            yield Passed(passed, cases)
 
 
-def clean_case_flaws(judged: JudgedRun) -> Iterator[Observed]:
+def clean_case_flaws(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each stage of each repetition of a clean case version: no flaw may be reported."""
-    for cv in judged.case_versions:
+    for cv, rep in _cases(judged):
         if not cv.clean:
             continue
-        for rep in range(1, judged.run.repetitions + 1):
-            for stage in judged.stages:
-                flaws = [v.finding.id for v in judged.verdicts[(cv.id, rep, stage)].findings if v.finding.kind == m.FLAW]
-                if flaws:
-                    yield Observed("CLEAN_CASE_FLAWS", cv.id, str(rep), stage, "-", m.FAILED, "flaw",
-                                   f"{len(flaws)} flaw(s) reported on a clean case: {', '.join(flaws)}", ((cv.id, rep),))
-                else:
-                    yield Observed("CLEAN_CASE_FLAWS", cv.id, str(rep), stage, "-", m.PASSED, "", "", ((cv.id, rep),), None)
+        repetition, cases = str(rep), ((cv.id, rep),)
+        passed = 0
+        for stage in judged.stages:
+            flaws = [v.finding.id for v in judged.verdicts[(cv.id, rep, stage)].findings if v.finding.kind == m.FLAW]
+            if flaws:
+                yield Observed("CLEAN_CASE_FLAWS", cv.id, repetition, stage, "-", m.FAILED, "flaw",
+                               f"{len(flaws)} flaw(s) reported on a clean case: {', '.join(flaws)}", cases)
+            elif listed:
+                yield Observed("CLEAN_CASE_FLAWS", cv.id, repetition, stage, "-", m.PASSED, "", "", cases, None)
+            else:
+                passed += 1
+        if passed:
+            yield Passed(passed, cases)
 
 
-def prohibited_output(judged: JudgedRun) -> Iterator[Observed]:
+def prohibited_output(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each stage of each repetition of any case version: no prohibited finding of the key may occur."""
-    for cv, rep, stage, verdict in _iter(judged):
-        hits = [v for v in verdict.findings if v.category == m.PROHIBITED]
-        if hits:
-            shown = ", ".join(f"{v.finding.id} matches prohibited {v.key_finding}" for v in hits)
-            yield Observed("PROHIBITED_OUTPUT", cv.id, str(rep), stage, "-", m.FAILED, "prohibited", shown, ((cv.id, rep),))
-        else:
-            yield Observed("PROHIBITED_OUTPUT", cv.id, str(rep), stage, "-", m.PASSED, "", "", ((cv.id, rep),), None)
+    for cv, rep in _cases(judged):
+        repetition, cases = str(rep), ((cv.id, rep),)
+        passed = 0
+        for stage in judged.stages:
+            hits = [v for v in judged.verdicts[(cv.id, rep, stage)].findings if v.category == m.PROHIBITED]
+            if hits:
+                shown = ", ".join(f"{v.finding.id} matches prohibited {v.key_finding}" for v in hits)
+                yield Observed("PROHIBITED_OUTPUT", cv.id, repetition, stage, "-", m.FAILED, "prohibited", shown, cases)
+            elif listed:
+                yield Observed("PROHIBITED_OUTPUT", cv.id, repetition, stage, "-", m.PASSED, "", "", cases, None)
+            else:
+                passed += 1
+        if passed:
+            yield Passed(passed, cases)
 
 
-def quote_fidelity(judged: JudgedRun) -> Iterator[Observed]:
+def quote_fidelity(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each quote the engine gave, in any finding of any stage: it must stand verbatim in the document."""
-    for cv, rep, stage, verdict in _iter(judged):
+    for cv, rep in _cases(judged):
         ctx = judged.contexts[cv.id]
         repetition, cases = str(rep), ((cv.id, rep),)
-        for v in verdict.findings:
-            quote = v.finding.quote
-            if quote is None:
-                continue
-            if v.quote_found:
-                yield Observed("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id, m.PASSED, "", "", cases, ctx.collapsed(quote))
-                continue
-            common = ("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id)
-            if not quote.strip():
-                yield Observed(*common, m.FAILED, "quote.empty", "the quote is empty and cannot be checked", cases, ctx.collapsed(quote))
-            else:
-                yield Observed(*common, m.FAILED, "quote.not-found", f"quote not in the document: \"{quote}\"", cases, ctx.collapsed(quote))
+        passed = 0
+        for stage in judged.stages:
+            for v in judged.verdicts[(cv.id, rep, stage)].findings:
+                quote = v.finding.quote
+                if quote is None:
+                    continue
+                if v.quote_found:
+                    if listed:
+                        yield Observed("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id, m.PASSED, "", "", cases, ctx.collapsed(quote))
+                    else:
+                        passed += 1
+                    continue
+                common = ("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id)
+                if not quote.strip():
+                    yield Observed(*common, m.FAILED, "quote.empty", "the quote is empty and cannot be checked", cases, ctx.collapsed(quote))
+                else:
+                    yield Observed(*common, m.FAILED, "quote.not-found", f"quote not in the document: \"{quote}\"", cases, ctx.collapsed(quote))
+        if passed:
+            yield Passed(passed, cases)
 
 
-def reducer_survival(judged: JudgedRun) -> Iterator[Observed]:
+def reducer_survival(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each reviewer-expected finding that a reviewer reported or the merge produced: it must survive the merge unchanged."""
     if m.REPORT not in judged.stages:
         return
@@ -197,11 +233,16 @@ def reducer_survival(judged: JudgedRun) -> Iterator[Observed]:
                 outcomes = list(_survivals(ctx, reviewer, report, judged.method))
                 seen.append((reviewer, report, outcomes))
             repetition, cases = str(rep), ((cv.id, rep),)
+            passed = 0
             for subject, failure in outcomes:
-                if failure is None:
+                if failure is not None:
+                    yield Observed("REDUCER_SURVIVAL", cv.id, repetition, m.REPORT, subject, m.FAILED, *failure, cases)
+                elif listed:
                     yield Observed("REDUCER_SURVIVAL", cv.id, repetition, m.REPORT, subject, m.PASSED, "", "", cases, None)
                 else:
-                    yield Observed("REDUCER_SURVIVAL", cv.id, repetition, m.REPORT, subject, m.FAILED, *failure, cases)
+                    passed += 1
+            if passed:
+                yield Passed(passed, cases)
 
 
 def _survivals(ctx, reviewer: m.StageVerdict, report: m.StageVerdict, method) -> Iterator[tuple[str, tuple[str, str] | None]]:
@@ -287,7 +328,7 @@ def _reading(judged: JudgedRun, cv_id: str, rep: int) -> dict[str, object]:
     return reading
 
 
-def invariant_pairs(judged: JudgedRun) -> Iterator[Observed]:
+def invariant_pairs(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each invariance pair (same rules) in each repetition: both versions must read alike."""
     stage = judged.stages[-1]
     for pair in judged.pairs:
@@ -301,7 +342,7 @@ def invariant_pairs(judged: JudgedRun) -> Iterator[Observed]:
             keys = list(left) + [k for k in right if k not in left]  # reviewer stage first, then report, then merge
             differing = [k for k in keys if left.get(k, "not in key") != right.get(k, "not in key")]
             if not differing:
-                yield Observed(result=m.PASSED, **common)
+                yield Observed(result=m.PASSED, **common) if listed else Passed(1, common["cases"])
                 continue
             first = differing[0]
             scope = first.split(":", 1)[0]
@@ -327,7 +368,7 @@ def _show(value: object) -> str:
     return str(value)
 
 
-def identical_input_stability(judged: JudgedRun) -> Iterator[Observed]:
+def identical_input_stability(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each unordered pair of repetitions of one case version in one stage: same outcomes and counts."""
     repetitions = range(1, judged.run.repetitions + 1)
     for cv in judged.case_versions:
@@ -337,14 +378,12 @@ def identical_input_stability(judged: JudgedRun) -> Iterator[Observed]:
             for i, j in combinations(repetitions, 2):
                 common = ("IDENTICAL_INPUT_STABILITY", cv.id, f"{i}-{j}", stage, "-")
                 cases = ((cv.id, i), (cv.id, j))
-                if verdicts[i] is verdicts[j]:  # equal answers, judged once: nothing can differ
-                    yield Observed(*common, m.PASSED, "", "", cases, None)
+                if verdicts[i] is verdicts[j] or _summary_of(i, verdicts, summaries) == _summary_of(j, verdicts, summaries):
+                    # equal answers are judged once, so nothing can differ; equal summaries are compared in one go
+                    yield Observed(*common, m.PASSED, "", "", cases, None) if listed else Passed(1, cases)
                     continue
-                left, right = _summary_of(i, verdicts, summaries), _summary_of(j, verdicts, summaries)
+                left, right = summaries[i], summaries[j]
                 differing = [k for k in left if left[k] != right[k]]
-                if not differing:
-                    yield Observed(*common, m.PASSED, "", "", cases, None)
-                    continue
                 first = differing[0]
                 reason = "outcome" if first.startswith("expected:") else f"count.{first}"
                 yield Observed(*common, m.FAILED, reason,

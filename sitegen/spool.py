@@ -100,9 +100,10 @@ class AnswerSpool(Mapping[Key, m.Answer]):
 
     def _unpack(self, run: str) -> dict[tuple[str, int], m.Answer]:
         unpacked = {}
+        unpack_engine = _Unpacker().engine
         for pack in self._packs[run]:
             for t in marshal.loads(zlib.decompress(pack)):
-                unpacked[(t[0], t[1])] = m.Answer(run, t[0], t[1], _unpack_engine(t[2]), _unpack_engine(t[3]), t[4])
+                unpacked[(t[0], t[1])] = m.Answer(run, t[0], t[1], unpack_engine(t[2]), unpack_engine(t[3]), t[4])
         return unpacked
 
 
@@ -122,20 +123,34 @@ def _pack_answer(a: m.Answer) -> tuple:
     return (a.case_version, a.repetition, _pack_engine(a.answer), _pack_engine(a.rerun), a.source)
 
 
-def _unpack_finding(t: tuple) -> m.Finding:
-    return m.Finding(*t)
+class _Unpacker:
+    """Unpacks one run's engine answers, each distinct answer and finding once: equal packed values give the very same object.
 
+    An engine often repeats itself across repetitions and in its rerun; the values are frozen, so sharing them is
+    invisible, saves building them again, and makes comparing repeated answers a matter of identity.
+    """
 
-def _unpack_engine(t: tuple | None) -> m.EngineAnswer | None:
-    if t is None:
-        return None
-    status, reviewers, corrections, report = t
-    return m.EngineAnswer(
-        status,
-        tuple(m.Reviewer(rid, tuple(map(_unpack_finding, findings))) for rid, findings in reviewers),
-        tuple(m.QuoteCorrection(*c) for c in corrections),
-        None if report is None else tuple(map(_unpack_finding, report)),
-    )
+    def __init__(self):
+        self._engines: dict[tuple, m.EngineAnswer] = {}
+        self._findings: dict[tuple, m.Finding] = {}
+
+    def engine(self, t: tuple | None) -> m.EngineAnswer | None:
+        if t is None:
+            return None
+        engine = self._engines.get(t)
+        if engine is None:
+            status, reviewers, corrections, report = t
+            engine = self._engines[t] = m.EngineAnswer(
+                status,
+                tuple(m.Reviewer(rid, self.findings(findings)) for rid, findings in reviewers),
+                tuple(m.QuoteCorrection(*c) for c in corrections),
+                None if report is None else self.findings(report),
+            )
+        return engine
+
+    def findings(self, packed: tuple[tuple, ...]) -> tuple[m.Finding, ...]:
+        known = self._findings
+        return tuple([known.get(t) or known.setdefault(t, m.Finding(*t)) for t in packed])
 
 
 class ResultSpool(Mapping[str, m.RunResult]):

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from factories import DOCUMENT, case_version, engine, expected, finding, records
 from sitegen import model as m
 from sitegen.matching import CaseContext, judge_stage, method_for
+from sitegen.measures import MEASURE_FUNCTIONS, Passed, _summary, judge_run
 from sitegen.records import load_records
-from sitegen.scoring import score_run
+from sitegen.scoring import aggregate_observed, observe_run, score_run
 
 SMALL = Path(__file__).parent / "data" / "records-small"
 LINES = DOCUMENT.split("\n")
@@ -211,3 +212,60 @@ def test_whitespace_edits_to_a_quote_never_change_its_match_or_its_fidelity(data
     fidelity = lambda r: next(x for x in r.measures if x.measure == "QUOTE_FIDELITY")
     assert fidelity(before) == fidelity(after)
     assert counts(before) == counts(after)
+
+
+@st.composite
+def repeating_answers(draw, repetitions=3):
+    """Answers where a later repetition often repeats an earlier one exactly, as an engine does."""
+    drawn = draw(answers(repetitions))
+    for rep in range(2, repetitions + 1):
+        earlier = draw(st.integers(0, rep - 1))  # 0: it keeps its own answer
+        if earlier:
+            drawn[("cv", rep)] = drawn[("cv", earlier)]
+    return drawn
+
+
+def _passed_per_case(stream) -> dict[tuple[str, int], int]:
+    """How many passed observations each (case version, repetition) took part in, however they were given."""
+    tally: dict[tuple[str, int], int] = {}
+    for obs in stream:
+        count = obs.count if type(obs) is Passed else int(obs.result == m.PASSED)
+        for case in obs.cases:
+            tally[case] = tally.get(case, 0) + count
+    return tally
+
+
+def _stream_agrees(judged) -> None:
+    for measure, function in MEASURE_FUNCTIONS.items():
+        listed, counted = list(function(judged)), list(function(judged, listed=False))
+        assert [o for o in counted if type(o) is not Passed] == [o for o in listed if o.result != m.PASSED], measure
+        assert _passed_per_case(counted) == _passed_per_case(listed), measure
+        assert sum(o.count for o in counted if type(o) is Passed) == sum(1 for o in listed if o.result == m.PASSED), measure
+
+
+@SETTINGS
+@given(answer_map=repeating_answers())
+def test_counting_the_passed_observations_gives_what_listing_them_gives(answer_map):
+    base = built(KEY, answer_map, repetitions=3)
+    _stream_agrees(judge_run(base, base.run("run"), method_for(base.run("run").scorer_version)))
+    assert aggregate_observed(base, "run", observe_run(base, "run")) == score_run(base, "run")
+
+
+def test_counting_the_passed_observations_gives_what_listing_them_gives_on_real_records():
+    for folder in (SMALL, Path(__file__).resolve().parent.parent / "records"):
+        loaded = load_records(folder)
+        for run in loaded.runs:
+            observed = observe_run(loaded, run.id)
+            if observed is None:
+                continue
+            _stream_agrees(judge_run(loaded, run, method_for(run.scorer_version)))
+            assert aggregate_observed(loaded, run.id, observed) == score_run(loaded, run.id), (folder.name, run.id)
+
+
+@SETTINGS
+@given(left=findings("a"), right=findings("b"))
+def test_equal_stability_summaries_are_those_where_no_entry_differs(left, right):
+    # IDENTICAL_INPUT_STABILITY compares two summaries in one go before it looks for the first entry that differs
+    ctx = CaseContext(case_version("cv", expected_findings=KEY, prohibited=PROHIBITED, voluntary=VOLUNTARY, rules=RULES))
+    one, two = (_summary(judge_stage(ctx, f, method_for(6))) for f in (left, right))
+    assert (one == two) == (not [k for k in one if one[k] != two[k]])

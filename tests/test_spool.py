@@ -1,5 +1,6 @@
 """Packed answers and results: whatever goes in comes out equal, looked up like a dict, with few runs unpacked at once."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,21 @@ def test_answers_come_back_equal_and_in_order(records):
         assert key in spool
         assert spool[key] == answer
         assert spool.source(key) == answer.source
+
+
+def test_equal_findings_and_answers_of_a_run_come_back_as_one_object(records):
+    # an engine repeating itself is unpacked once; what comes back still equals what went in
+    run = records.published_runs[0].id
+    answer = next(a for key, a in records.answers.items() if key[0] == run)
+    again = dataclasses.replace(answer, repetition=answer.repetition + 100, source="again.json")
+    changed = dataclasses.replace(answer, repetition=answer.repetition + 200,
+                                  answer=dataclasses.replace(answer.answer, status="crashed"))
+    spool = AnswerSpool()
+    spool.add([answer, again, changed])
+    first, second, third = (spool[(run, a.case_version, a.repetition)] for a in (answer, again, changed))
+    assert (first, second, third) == (answer, again, changed)
+    assert second.answer is first.answer
+    assert third.answer is not first.answer and third.answer.reviewers[0].findings[0] is first.answer.reviewers[0].findings[0]
 
 
 def test_unknown_answers_are_missing_not_errors(records):
