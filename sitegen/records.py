@@ -560,6 +560,7 @@ def _answers(doc: JsonText, items, name: str, out: _Collector, earlier: AnswerSp
              setups: dict, published: bool, shared: _Shared) -> dict[tuple[str, str, int], m.Answer]:
     """The answers of one file, checked against the records and against the answers of the files read before it."""
     answers: dict[tuple[str, str, int], m.Answer] = {}
+    members = {key: frozenset(suite.case_versions) for key, suite in suites.items()}  # a suite holds up to thousands
     for index, a in items:
         pointer = f"/answers/{index}"
         run = runs.get(a["run"])
@@ -572,8 +573,8 @@ def _answers(doc: JsonText, items, name: str, out: _Collector, earlier: AnswerSp
             out.at(doc, f"{pointer}/case_version", f'answer for unknown case version "{a["case_version"]}"{_hint(a["case_version"], case_versions)}',
                    "record.dangling-reference")
             continue
-        suite = suites.get((run.suite, run.suite_version))
-        if suite is not None and a["case_version"] not in suite.case_versions:
+        suite = members.get((run.suite, run.suite_version))
+        if suite is not None and a["case_version"] not in suite:
             out.at(doc, f"{pointer}/case_version", f'case version "{a["case_version"]}" is not in suite {run.suite} version {run.suite_version}',
                    "record.dangling-reference")
         if a["repetition"] > run.repetitions:
