@@ -460,7 +460,7 @@ class _AnswersRead:
 
 def _read_one(context: _AnswersContext, task: _AnswersTask, out: _Collector, files: dict[str, m.SourceFile], earlier: AnswerSpool,
               shared: _Shared) -> dict[tuple[str, str, int], m.Answer] | None:
-    """_read_answers with the context spelled out."""
+    """One answers file, read the same way here and in a worker."""
     return _read_answers(context.root, task.name, out, files, earlier, internal=task.internal, runs=context.runs,
                          suites=context.suites, case_versions=context.case_versions, setups=context.setups,
                          published=task.published, shared=shared)
@@ -493,18 +493,26 @@ def _read_answers_apart(context: _AnswersContext, tasks: tuple[_AnswersTask, ...
     all_read = True
     for task, read in zip(tasks, ordered_map(_read_in_worker, tasks, jobs=jobs, initializer=_init_worker, initargs=(context,))):
         if read.packed is not None and _any_earlier(read.packed, answers):
-            again = _read_one(context, task, out, files, answers, _Shared())
-            if again is not None:
-                answers.add(again.values())
-            all_read = all_read and again is not None
-            continue
-        if read.source is not None:
-            files[task.name] = read.source
-        out.diagnostics.extend(read.diagnostics)
-        if read.packed is not None:
-            answers.add_packed(read.packed)
-        all_read = all_read and read.packed is not None
+            read = _read_packed(context, task, answers)
+        all_read = _take(read, task.name, out, files, answers) and all_read
     return all_read
+
+
+def _read_packed(context: _AnswersContext, task: _AnswersTask, earlier: AnswerSpool) -> _AnswersRead:
+    """One answers file read, checked against the records and the `earlier` answers, and packed."""
+    out, files = _Collector(), {}
+    read = _read_one(context, task, out, files, earlier, _Shared())
+    return _AnswersRead(files.get(task.name), tuple(out.diagnostics), None if read is None else pack_answers(read.values()))
+
+
+def _take(read: _AnswersRead, name: str, out: _Collector, files: dict[str, m.SourceFile], answers: AnswerSpool) -> bool:
+    """Add what was read of one answers file, as reading it here would have; whether it could be read."""
+    if read.source is not None:
+        files[name] = read.source
+    out.diagnostics.extend(read.diagnostics)
+    if read.packed is not None:
+        answers.add_packed(read.packed)
+    return read.packed is not None
 
 
 def _any_earlier(packed: tuple[PackedRun, ...], answers: AnswerSpool) -> bool:
@@ -521,10 +529,7 @@ def _init_worker(context: _AnswersContext) -> None:
 
 def _read_in_worker(task: _AnswersTask) -> _AnswersRead:
     """One answers file read, checked and packed in a worker, against no other answers file."""
-    out, files = _Collector(), {}
-    read = _read_one(_WORKER["context"], task, out, files, AnswerSpool(), _Shared())
-    packed = None if read is None else pack_answers(read.values())
-    return _AnswersRead(files.get(task.name), tuple(out.diagnostics), packed)
+    return _read_packed(_WORKER["context"], task, AnswerSpool())
 
 
 def _read_answers(root: Path, name: str, out: _Collector, files: dict[str, m.SourceFile], earlier: AnswerSpool, *,
