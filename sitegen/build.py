@@ -67,7 +67,7 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
             raise UsageError(f"{folder} is missing: sitegen reads its templates and catalogs from its source folder, "
                              "so install it from a checkout with `pip install -e .`")
     say("load", str(records_dir))
-    records = load_records(records_dir)
+    records = load_records(records_dir, jobs=jobs)
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
     if "results.json" not in records.files:
         raise PublicationError([Diagnostic(str(Path(records_dir) / "results.json"), None, None, None,

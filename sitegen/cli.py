@@ -149,10 +149,10 @@ def main_entry() -> None:
 # --- handlers ------------------------------------------------------------------
 
 
-def _load(args):
+def _load(args, *, jobs: int = 1):
     from .records import load_records
 
-    return load_records(Path(args.records))
+    return load_records(Path(args.records), jobs=jobs)
 
 
 def _build(args) -> int:
@@ -183,7 +183,7 @@ def _score(args) -> int:
 
     if not args.runs and not args.all:
         raise UsageError("name at least one RUN, or use --all")
-    records = _load(args)
+    records = _load(args, jobs=args.jobs)
     report = score_into_record(records, Path(args.records), run_ids=None if args.all else tuple(args.runs), jobs=args.jobs)
     for line in report.lines:
         print(line)

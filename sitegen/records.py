@@ -7,6 +7,7 @@ import hashlib
 import json
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
@@ -15,7 +16,7 @@ from .errors import Diagnostic, RecordsError
 from .jsonread import JsonText, NotStreamable, parse_json, read_json_text
 from .schema import did_you_mean as _hint
 from .schema import checked_items, validate
-from .spool import AnswerSpool
+from .spool import AnswerSpool, PackedRun, pack_answers
 from .text import DocumentText
 
 CONFIG_FILE = "sitegen.json"
@@ -80,14 +81,17 @@ def _read(root: Path, name: str, schema: str, out: _Collector, files: dict[str, 
     return doc if len(out.diagnostics) == before else None
 
 
-def load_records(root: Path | str) -> m.Records:
-    """Load and cross-check every records file under root; raise RecordsError listing every problem."""
+def load_records(root: Path | str, *, jobs: int = 1) -> m.Records:
+    """Load and cross-check every records file under root; raise RecordsError listing every problem.
+
+    With jobs > 1 the answers files are read in that many forked processes; records and problems are the same for any jobs.
+    """
     # Loading builds millions of small objects that all stay alive; collecting garbage meanwhile only rescans them.
     # They live as long as the process does, so they are then frozen out of the collector's sight as well.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        records = _load(Path(root))
+        records = _load(Path(root), jobs)
         gc.freeze()
         return records
     finally:
@@ -95,7 +99,7 @@ def load_records(root: Path | str) -> m.Records:
             gc.enable()
 
 
-def _load(root: Path) -> m.Records:
+def _load(root: Path, jobs: int) -> m.Records:
     out = _Collector()
     files: dict[str, m.SourceFile] = {}
     if not root.is_dir():
@@ -123,21 +127,15 @@ def _load(root: Path) -> m.Records:
     runs = _runs(runs_doc, out, setups=setups, suites=suites) if runs_doc else ()
     answers = AnswerSpool()
     if config is not None and runs_doc and cases_doc and setups_doc:
-        run_index = {r.id: r for r in runs}
-        suite_index = {(s.id, s.version): s for s in suites}
-        all_read = True
-        shared = _Shared()
-        for name in config.answers:
-            # one answers file at a time, one answer at a time: only this file's answers are alive, then they are packed
-            read = _read_answers(root, name, out, files, answers, internal=internal if name in published_names else frozenset(),
-                                 runs=run_index, suites=suite_index, case_versions=case_versions, setups=setups,
-                                 published=name in published_names, shared=shared)
-            if read is not None:
-                answers.add(read.values())
-            all_read = all_read and read is not None
-            del read
+        context = _AnswersContext(root, {r.id: r for r in runs}, {(s.id, s.version): s for s in suites}, case_versions, setups)
+        tasks = tuple(_AnswersTask(name, internal if name in published_names else frozenset(), name in published_names)
+                      for name in config.answers)
+        if jobs > 1 and len(tasks) > 1:
+            all_read = _read_answers_apart(context, tasks, out, files, answers, jobs=jobs)
+        else:
+            all_read = _read_answers_here(context, tasks, out, files, answers)
         if all_read:  # a file that could not be read would make every run it holds look incomplete
-            _completeness(runs_doc, runs, answers, suite_index, out)
+            _completeness(runs_doc, runs, answers, context.suites, out)
     elif config is not None:
         for name in config.answers:
             _read(root, name, "answers", out, files, internal=internal if name in published_names else frozenset())
@@ -431,6 +429,109 @@ def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: _Collector, *, m
     return m.EngineAnswer(raw["status"], tuple(reviewers), corrections, report)
 
 
+@dataclass(frozen=True)
+class _AnswersContext:
+    """What checking an answers file needs from the records read before it; forked workers inherit it."""
+
+    root: Path
+    runs: dict[str, m.Run]
+    suites: dict[tuple[str, int], m.Suite]
+    case_versions: dict[str, m.CaseVersion]
+    setups: dict[str, m.Setup]
+
+
+@dataclass(frozen=True)
+class _AnswersTask:
+    """One answers file to read, and how the configuration publishes it."""
+
+    name: str
+    internal: frozenset[str]
+    published: bool
+
+
+@dataclass(frozen=True)
+class _AnswersRead:
+    """What a worker sends back for one answers file: never the answers themselves, only their packed runs."""
+
+    source: m.SourceFile | None
+    diagnostics: tuple[Diagnostic, ...]
+    packed: tuple[PackedRun, ...] | None  # None when the file could not be read or failed its schema
+
+
+def _read_one(context: _AnswersContext, task: _AnswersTask, out: _Collector, files: dict[str, m.SourceFile], earlier: AnswerSpool,
+              shared: _Shared) -> dict[tuple[str, str, int], m.Answer] | None:
+    """One answers file, read the same way here and in a worker."""
+    return _read_answers(context.root, task.name, out, files, earlier, internal=task.internal, runs=context.runs,
+                         suites=context.suites, case_versions=context.case_versions, setups=context.setups,
+                         published=task.published, shared=shared)
+
+
+def _read_answers_here(context: _AnswersContext, tasks: tuple[_AnswersTask, ...], out: _Collector, files: dict[str, m.SourceFile],
+                       answers: AnswerSpool) -> bool:
+    """Every answers file in this process; whether all could be read."""
+    all_read = True
+    shared = _Shared()
+    for task in tasks:
+        # one answers file at a time, one answer at a time: only this file's answers are alive, then they are packed
+        read = _read_one(context, task, out, files, answers, shared)
+        if read is not None:
+            answers.add(read.values())
+        all_read = all_read and read is not None
+        del read
+    return all_read
+
+
+def _read_answers_apart(context: _AnswersContext, tasks: tuple[_AnswersTask, ...], out: _Collector, files: dict[str, m.SourceFile],
+                        answers: AnswerSpool, *, jobs: int) -> bool:
+    """Every answers file in forked workers, taken in file order; whether all could be read.
+
+    A worker checks its file against the records but not against the other answers files. Should one of its answers
+    already stand in an earlier file, the file is read again here, against those, so the problems are as with one process.
+    """
+    from .workers import ordered_map
+
+    all_read = True
+    for task, read in zip(tasks, ordered_map(_read_in_worker, tasks, jobs=jobs, initializer=_init_worker, initargs=(context,))):
+        if read.packed is not None and _any_earlier(read.packed, answers):
+            read = _read_packed(context, task, answers)
+        all_read = _take(read, task.name, out, files, answers) and all_read
+    return all_read
+
+
+def _read_packed(context: _AnswersContext, task: _AnswersTask, earlier: AnswerSpool) -> _AnswersRead:
+    """One answers file read, checked against the records and the `earlier` answers, and packed."""
+    out, files = _Collector(), {}
+    read = _read_one(context, task, out, files, earlier, _Shared())
+    return _AnswersRead(files.get(task.name), tuple(out.diagnostics), None if read is None else pack_answers(read.values()))
+
+
+def _take(read: _AnswersRead, name: str, out: _Collector, files: dict[str, m.SourceFile], answers: AnswerSpool) -> bool:
+    """Add what was read of one answers file, as reading it here would have; whether it could be read."""
+    if read.source is not None:
+        files[name] = read.source
+    out.diagnostics.extend(read.diagnostics)
+    if read.packed is not None:
+        answers.add_packed(read.packed)
+    return read.packed is not None
+
+
+def _any_earlier(packed: tuple[PackedRun, ...], answers: AnswerSpool) -> bool:
+    """Whether any of these answers was already read from an earlier file."""
+    return any((part.run, case_version, repetition) in answers for part in packed for case_version, repetition, _ in part.keys)
+
+
+_WORKER: dict[str, _AnswersContext] = {}  # filled once per forked worker process, never in the parent
+
+
+def _init_worker(context: _AnswersContext) -> None:
+    _WORKER["context"] = context
+
+
+def _read_in_worker(task: _AnswersTask) -> _AnswersRead:
+    """One answers file read, checked and packed in a worker, against no other answers file."""
+    return _read_packed(_WORKER["context"], task, AnswerSpool())
+
+
 def _read_answers(root: Path, name: str, out: _Collector, files: dict[str, m.SourceFile], earlier: AnswerSpool, *,
                   internal: frozenset[str], **context) -> dict[tuple[str, str, int], m.Answer] | None:
     """One answers file read answer by answer (never its whole tree at once); None when it cannot be read or fails its schema.
@@ -464,6 +565,7 @@ def _answers(doc: JsonText, items, name: str, out: _Collector, earlier: AnswerSp
              setups: dict, published: bool, shared: _Shared) -> dict[tuple[str, str, int], m.Answer]:
     """The answers of one file, checked against the records and against the answers of the files read before it."""
     answers: dict[tuple[str, str, int], m.Answer] = {}
+    members = {key: frozenset(suite.case_versions) for key, suite in suites.items()}  # a suite holds up to thousands
     for index, a in items:
         pointer = f"/answers/{index}"
         run = runs.get(a["run"])
@@ -476,8 +578,8 @@ def _answers(doc: JsonText, items, name: str, out: _Collector, earlier: AnswerSp
             out.at(doc, f"{pointer}/case_version", f'answer for unknown case version "{a["case_version"]}"{_hint(a["case_version"], case_versions)}',
                    "record.dangling-reference")
             continue
-        suite = suites.get((run.suite, run.suite_version))
-        if suite is not None and a["case_version"] not in suite.case_versions:
+        suite = members.get((run.suite, run.suite_version))
+        if suite is not None and a["case_version"] not in suite:
             out.at(doc, f"{pointer}/case_version", f'case version "{a["case_version"]}" is not in suite {run.suite} version {run.suite_version}',
                    "record.dangling-reference")
         if a["repetition"] > run.repetitions:

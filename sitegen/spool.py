@@ -6,6 +6,7 @@ import gc
 import marshal
 import zlib
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Iterable, Iterator, Mapping
 
 from . import model as m
@@ -60,15 +61,16 @@ class AnswerSpool(Mapping[Key, m.Answer]):
 
     def add(self, answers: Iterable[m.Answer]) -> None:
         """Pack answers (of one records file, typically) and forget the objects."""
-        by_run: dict[str, list[m.Answer]] = {}
-        for answer in answers:
-            by_run.setdefault(answer.run, []).append(answer)
-        for run, items in by_run.items():
-            sources = self._sources.setdefault(run, {})
-            for a in items:
-                sources[(a.case_version, a.repetition)] = a.source
-            self._packs.setdefault(run, []).append(zlib.compress(marshal.dumps(tuple(map(_pack_answer, items))), 1))
-            self._unpacked.forget(run)
+        self.add_packed(pack_answers(answers))
+
+    def add_packed(self, packed: Iterable[PackedRun]) -> None:
+        """Take runs packed elsewhere (a worker process), as `add` would have packed them."""
+        for part in packed:
+            sources = self._sources.setdefault(part.run, {})
+            for case_version, repetition, source in part.keys:
+                sources[(case_version, repetition)] = source
+            self._packs.setdefault(part.run, []).append(part.blob)
+            self._unpacked.forget(part.run)
 
     def source(self, key: Key) -> str | None:
         """The records file an answer came from, without unpacking it."""
@@ -105,6 +107,25 @@ class AnswerSpool(Mapping[Key, m.Answer]):
             for t in marshal.loads(zlib.decompress(pack)):
                 unpacked[(t[0], t[1])] = m.Answer(run, t[0], t[1], unpack_engine(t[2]), unpack_engine(t[3]), t[4])
         return unpacked
+
+
+@dataclass(frozen=True)
+class PackedRun:
+    """One run's answers from one records file, packed: small and cheap to send from a worker, unlike the answers."""
+
+    run: str
+    keys: tuple[tuple[str, int, str], ...]  # (case version, repetition, records file), in the file's order
+    blob: bytes
+
+
+def pack_answers(answers: Iterable[m.Answer]) -> tuple[PackedRun, ...]:
+    """Answers grouped by run in order of first appearance, each run's packed into one blob."""
+    by_run: dict[str, list[m.Answer]] = {}
+    for answer in answers:
+        by_run.setdefault(answer.run, []).append(answer)
+    return tuple(PackedRun(run, tuple((a.case_version, a.repetition, a.source) for a in items),
+                           zlib.compress(marshal.dumps(tuple(map(_pack_answer, items))), 1))
+                 for run, items in by_run.items())
 
 
 def _pack_finding(f: m.Finding) -> tuple:

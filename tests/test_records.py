@@ -49,6 +49,67 @@ def test_invalid_fixture_gives_its_exact_diagnostics(tmp_path, fixture):
     assert lines == expected
 
 
+# --- worker processes: the same records and the same problems as one process -----------------------
+
+REPOSITORY_RECORDS = Path(__file__).resolve().parent.parent / "records"
+
+
+def _loaded_or_problems(root: Path, jobs: int):
+    try:
+        return load_records(root, jobs=jobs), ()
+    except RecordsError as exc:
+        return None, exc.diagnostics
+
+
+@pytest.mark.parametrize("root", [SMALL, REPOSITORY_RECORDS], ids=["small", "repository"])
+def test_workers_load_the_same_records(root):
+    alone, apart = load_records(root), load_records(root, jobs=2)
+    assert apart == alone  # every field, the answers compared unpacked
+    assert list(apart.answers) == list(alone.answers)
+    assert [apart.answers.source(k) for k in apart.answers] == [alone.answers.source(k) for k in alone.answers]
+    assert list(apart.files.items()) == list(alone.files.items())
+    assert apart.results_json == alone.results_json
+
+
+@pytest.mark.parametrize("fixture", INVALID)
+def test_workers_report_the_same_problems(tmp_path, fixture):
+    root = overlay(tmp_path, fixture)
+    alone, apart = _loaded_or_problems(root, 1), _loaded_or_problems(root, 2)
+    assert alone[1] and apart[1] == alone[1]  # located, in the same order
+
+
+def _move_first_answer(root: Path, source: str, target: str, *, keep: bool) -> None:
+    """Copy (or move) the first answer of one answers file to the end of another."""
+    a = json.loads((root / source).read_text("utf-8"))
+    b = json.loads((root / target).read_text("utf-8"))
+    b["answers"].append(a["answers"][0])
+    if not keep:
+        del a["answers"][0]
+    (root / source).write_text(json.dumps(a, ensure_ascii=False, indent=2), "utf-8")
+    (root / target).write_text(json.dumps(b, ensure_ascii=False, indent=2), "utf-8")
+
+
+@pytest.mark.parametrize("keep", [True, False], ids=["duplicated", "moved"])
+def test_workers_see_answers_across_files(tmp_path, keep):
+    """An answer standing in two files is reported once, at the second; one moved to another file is simply there."""
+    root = overlay(tmp_path, None)
+    _move_first_answer(root, "answers.json", "answers-hidden.json", keep=keep)
+    alone, apart = _loaded_or_problems(root, 1), _loaded_or_problems(root, 2)
+    assert apart[1] == alone[1]
+    if keep:
+        assert [d.code for d in alone[1] if "also in answers.json" in d.message] == ["record.duplicate-id"]
+    else:
+        assert apart[0] == alone[0] and list(apart[0].answers) == list(alone[0].answers)
+
+
+def test_workers_report_a_broken_answers_file_as_one_process(tmp_path):
+    root = overlay(tmp_path, "unpublished-leak")
+    path = root / "answers.json"
+    path.write_text(path.read_text("utf-8").replace('"repetition": 1,', '"repetition": "1",', 1), "utf-8")
+    alone, apart = _loaded_or_problems(root, 1), _loaded_or_problems(root, 2)
+    assert "record.type" in {d.code for d in alone[1]} and apart[1] == alone[1]
+
+
 def test_all_problems_are_reported_in_one_pass(tmp_path):
     root = overlay(tmp_path, None)
     for fixture in ("unknown-field", "json-duplicate-key", "fingerprint"):
