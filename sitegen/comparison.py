@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, replace
 
 from . import model as m
@@ -126,21 +127,33 @@ def summarize(observed) -> dict[str, tuple[dict, tuple[int, int] | None]]:
     return {measure: (_index(items), _count(items)) for measure, items in observed.items()}
 
 
-def _compare(records: m.Records, a: m.Run, b: m.Run, seen_a, seen_b) -> Comparison:
+def _compare(records: m.Records, a: m.Run, b: m.Run, seen_a, seen_b, *, regressions_only: bool = False) -> Comparison:
+    """Counts and changed observations of b against a; with regressions_only, the other changes are never built."""
     deltas = []
     changes = []
     for measure in m.MEASURES:
         before, count_before = seen_a[measure]
         after, count_after = seen_b[measure]
         deltas.append(MeasureDelta(measure, count_before, count_after))
-        changed = [key for key in before.keys() | after.keys()
-                   if _bucket(before.get(key, "not observed")) != _bucket(after.get(key, "not observed"))]
-        for key in sorted(changed, key=_sort_key):
-            changes.append(Change(measure, *key, before=before.get(key, "not observed"), after=after.get(key, "not observed")))
+        for key in _changed(before, after):
+            change = Change(measure, *key, before=before.get(key, "not observed"), after=after.get(key, "not observed"))
+            if change.regression or not regressions_only:
+                changes.append(change)
     order = {name: i for i, name in enumerate(m.MEASURES)}
-    changes.sort(key=lambda c: (not c.regression, order[c.measure], c.case_version, _sort_key((c.case_version, c.repetition, c.stage, c.subject))))
+    steps: dict[str, tuple[int, ...]] = {}
+    changes.sort(key=lambda c: (not c.regression, order[c.measure], c.case_version, _sort_key((c.case_version, c.repetition, c.stage, c.subject), steps)))
     return Comparison(a.id, b.id, a.setup, b.setup, records.setups[a.setup].fingerprint, records.setups[b.setup].fingerprint,
                       tuple(deltas), tuple(changes))
+
+
+def _changed(before: dict, after: dict) -> list:
+    """The observations whose result moved between good, failed, pending and not observed.
+
+    Most observations keep their result: the set differences of the items (in C) leave only candidates to look at.
+    """
+    candidates = {key for key, _ in after.items() - before.items()}
+    candidates.update(before.keys() - after.keys())
+    return [key for key in candidates if _bucket(before.get(key, "not observed")) != _bucket(after.get(key, "not observed"))]
 
 
 def _index(observed) -> dict[tuple[str, str, str, str], str]:
@@ -158,9 +171,14 @@ def _count(observed) -> tuple[int, int] | None:
     return (sum(1 for o in observed if o.result in _GOOD), len(observed))
 
 
-def _sort_key(key):
+def _sort_key(key, steps: dict[str, tuple[int, ...]] | None = None):
     case_version, repetition, stage, subject = key
-    return (case_version, tuple(int(p) for p in repetition.split("-")), m.STAGES.index(stage), subject)
+    numbers = steps.get(repetition) if steps is not None else None
+    if numbers is None:
+        numbers = tuple(int(p) for p in repetition.split("-"))
+        if steps is not None:
+            steps[repetition] = numbers
+    return (case_version, numbers, m.STAGES.index(stage), subject)
 
 
 def format_comparison(c: Comparison) -> str:
@@ -216,19 +234,22 @@ def score_and_compare(records: m.Records, *, jobs: int = 1, check=None,
     results: dict[str, m.RunResult] = {}
     comparisons: dict[str, Comparison] = {}
     latest: dict[tuple, tuple[m.Run, dict]] = {}
-    for run, scored, observed in _scored(records, ordered, jobs, check):
-        if check is None:
-            results[run.id] = scored
-        else:
-            check.note(run.id, scored)
-        if observed is None:
-            continue
-        key = _compatibility(records, run)
-        if key in latest:
-            previous, seen = latest[key]
-            comparison = _compare(records, previous, run, seen, observed)
-            comparisons[run.id] = comparison if keep_all_changes else comparison.regressions_only()
-        latest[key] = (run, observed)
+    from .scoring import collector_paused
+
+    # A run's summary arrives as hundreds of thousands of small tuples; a collection meanwhile would only scan them.
+    with collector_paused():
+        for run, scored, observed in _scored(records, ordered, jobs, check):
+            if check is None:
+                results[run.id] = scored
+            else:
+                check.note(run.id, scored)
+            if observed is None:
+                continue
+            key = _compatibility(records, run)
+            if key in latest:
+                previous, seen = latest[key]
+                comparisons[run.id] = _compare(records, previous, run, seen, observed, regressions_only=not keep_all_changes)
+            latest[key] = (run, observed)
     return results, comparisons
 
 
@@ -237,12 +258,17 @@ def _scored(records: m.Records, runs: list[m.Run], jobs: int, check):
         for run in runs:
             yield (run, *_score_one(records, run.id, check))
         return
-    scored = ordered_map(_score_in_worker, [r.id for r in runs], jobs=jobs, initializer=_WORKER.append, initargs=((records, check),))
+    scored = ordered_map(_score_in_worker, [r.id for r in runs], jobs=jobs, initializer=_start_worker, initargs=((records, check),))
     for run, (found, summary) in zip(runs, scored):
         yield run, found, summary
 
 
 _WORKER: list[tuple] = []  # (records, check), filled once in each forked worker, never in the parent
+
+
+def _start_worker(job: tuple) -> None:
+    gc.enable()  # forked while the parent had paused the collector; a worker pauses it itself where that pays
+    _WORKER.append(job)
 
 
 def _score_in_worker(run_id: str):
@@ -252,11 +278,13 @@ def _score_in_worker(run_id: str):
 
 def _score_one(records: m.Records, run_id: str, check=None):
     """A run's result (or what `check` found in it) and the summary a comparison needs (None for a CRASHED run)."""
-    from .scoring import aggregate_observed, observe_run, score_run
+    from .scoring import aggregate_observed, collector_paused, observe_run, score_run
 
     observed = observe_run(records, run_id)
     if observed is None:
         result, summary = score_run(records, run_id), None
     else:
-        result, summary = aggregate_observed(records, run_id, observed), summarize(observed)
+        result = aggregate_observed(records, run_id, observed)
+        with collector_paused():  # while the run's observations are alive, a collection would only scan them again
+            summary = summarize(observed)
     return (result if check is None else check.examine(run_id, result)), summary

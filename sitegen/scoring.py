@@ -53,7 +53,7 @@ def score_run(records: m.Records, run_id: str, *, scorer_version: int | None = N
     method = method_for(version)
     if run_crashed(records, run):
         return m.RunResult(run.id, version, method.id, m.CRASHED_STATE, (), (), ())
-    with _collector_paused():
+    with collector_paused():
         return _score(records, run, version, method)
 
 
@@ -65,8 +65,8 @@ def _score(records: m.Records, run: m.Run, version: int, method: MatchingMethod)
 
 
 @contextmanager
-def _collector_paused():
-    """Pause the cycle collector while a run is scored, as loading does.
+def collector_paused():
+    """Pause the cycle collector while a run is scored, as loading does (and while its observations are counted or compared).
 
     A run's verdicts, hundreds of thousands of small objects without cycles, stay alive until the run is counted; meanwhile
     the collector would only rescan them (a quarter of the scoring time). Reference counting frees them all afterwards.
@@ -90,7 +90,7 @@ def observe_run(records: m.Records, run_id: str) -> dict[str, list[Observed]] | 
     run = records.run(run_id)
     if run_crashed(records, run):
         return None
-    with _collector_paused():
+    with collector_paused():
         return observe(judge_run(records, run, method_for(run.scorer_version)))
 
 
@@ -98,8 +98,9 @@ def aggregate_observed(records: m.Records, run_id: str, observed: dict[str, list
     """The RunResult of observations already made (by observe_run), so a run need not be scored twice."""
     run = records.run(run_id)
     suite = records.suite(run.suite, run.suite_version)
-    return _aggregate(run, run.scorer_version, m.MATCHING_METHODS[run.scorer_version],
-                      tuple(records.case_versions[cv] for cv in suite.case_versions), observed)
+    with collector_paused():
+        return _aggregate(run, run.scorer_version, m.MATCHING_METHODS[run.scorer_version],
+                          tuple(records.case_versions[cv] for cv in suite.case_versions), observed)
 
 
 def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed: Mapping[str, Iterable[Observed | Passed]]) -> m.RunResult:

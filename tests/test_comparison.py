@@ -159,6 +159,30 @@ def test_site_compares_each_run_with_the_previous_comparable_one(records):
     assert release.regressions == compare_runs(records, "2026-09-02-nightly", "2026-09-16-release").regressions
 
 
+def test_keeping_only_regressions_gives_exactly_the_regressions_of_the_whole_comparison(records, tmp_path):
+    """The build asks for regressions only, and the other changes are then never built; the regressions are the same."""
+    import sys
+
+    from sitegen.comparison import score_and_compare
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    try:
+        import generate
+    finally:
+        sys.path.pop(0)
+    synthetic = tmp_path / "records"
+    assert generate.main([str(synthetic), "--case-versions", "30", "--runs", "4", "--repetitions", "2"]) == 0
+    for corpus in (records, load_records(synthetic)):
+        whole = score_and_compare(corpus)[1]
+        only = score_and_compare(corpus, keep_all_changes=False)[1]
+        assert set(only) == set(whole) and whole
+        for run_id, comparison in whole.items():
+            assert only[run_id] == comparison.regressions_only()
+            assert only[run_id].measures == comparison.measures
+        assert any(c.regressions for c in only.values())
+        assert any(len(c.changes) > len(c.regressions) for c in whole.values()), "other changes exist and were left out"
+
+
 def test_run_page_lists_the_regressions_with_links_to_the_cases(tmp_path):
     from html.parser import HTMLParser
 
