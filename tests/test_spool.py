@@ -65,6 +65,27 @@ def test_only_the_last_runs_read_stay_unpacked(records):
     assert list(spool._unpacked.runs) == runs[-2:]
 
 
+def test_an_unpacked_run_is_out_of_the_collectors_sight_and_still_freed_when_let_go(records):
+    """Full collections while pages render would rescan every unpacked answer; frozen, they are skipped, not kept."""
+    import gc
+
+    run = sorted({key[0] for key in records.answers})[0]
+    in_run = [key for key in records.answers if key[0] == run]
+    spool = AnswerSpool(keep=1)
+    spool.add(records.answers.values())
+    gc.unfreeze()
+    try:
+        answer = spool[in_run[0]]
+        frozen = gc.get_freeze_count()
+        assert frozen >= len(in_run)
+        assert not any(answer is obj for obj in gc.get_objects()), "a full collection would not look at it"
+        del answer
+        spool._unpacked.forget(run)
+        assert gc.get_freeze_count() <= frozen - len(in_run), "the run's answers were freed all the same"
+    finally:
+        gc.unfreeze()
+
+
 def test_answers_of_one_run_may_come_from_several_files(records):
     run = records.published_runs[0].id
     mine = [a for key, a in records.answers.items() if key[0] == run]
