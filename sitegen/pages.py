@@ -34,7 +34,7 @@ from sitegen.model import (
     StageVerdict,
 )
 from sitegen.publication import collect_downloads
-from sitegen.templating import SiteEnvironment
+from sitegen.templating import SiteEnvironment, escape_output
 from sitegen.workers import ordered_map
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -179,10 +179,11 @@ def iter_pages(
     yield keep(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))
     yield keep(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
     runs_by_case = _runs_by_case(records, published)
+    pairs = pairs_by_case(records)
     case_ids = sorted(records.case_versions)
     job = _PageJob(records, results, verdicts, renderers, languages, runs_by_case, states,
                    {run_id: headline.outcome for run_id, headline in headlines.items()},
-                   {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {}, write)
+                   {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {}, write, pairs)
     # Case pages first, then run by run the run's own pages and its case pages: a run's answers are unpacked once.
     tasks: list[tuple[str, str | None, Sequence]] = [("case", None, case_ids[i : i + CASE_CHUNK])
                                                       for i in range(0, len(case_ids), CASE_CHUNK)]
@@ -376,6 +377,9 @@ class Counts:
         return found
 
 
+_SECTION = Markup("<§>")  # stands in for a section id while a row is rendered: see CaseRows.expected
+
+
 class CaseRows:
     """One case version's verdict rows and excerpts in one language, each rendered once: runs, repetitions and stages repeat them.
 
@@ -391,14 +395,17 @@ class CaseRows:
         self._reviewers: dict[int, tuple[Any, Mapping[str, str]]] = {}
 
     def expected(self, section_id: str, verdict: Any) -> Any:
-        """An expected finding's row in a stage's section (its id and links name the section)."""
-        key = (section_id, verdict)
-        found = self._expected.get(key)
-        if found is None:
+        """An expected finding's row in a stage's section: rendered once per verdict, the section's id put in after.
+
+        The row names its section in its id and its links. It is rendered with a stand-in for the section id that no
+        rendered text can contain (a bare "<" is always escaped, and the templates never write "<§"), then split there.
+        """
+        parts = self._expected.get(verdict)
+        if parts is None:
             passage = verdict.expected.passage
             excerpt = None if passage is None else self._excerpt(passage.quote, passage.lines)[0]
-            found = self._expected[key] = self._macros.expected_row(verdict, section_id, excerpt)
-        return found
+            parts = self._expected[verdict] = tuple(str(self._macros.expected_row(verdict, _SECTION, excerpt)).split(_SECTION))
+        return Markup(escape_output(section_id).join(parts))
 
     def finding(self, verdict: Any, stage: str, engine_answer: Any) -> Any:
         """A finding's row after its opening tag, which is the only part that names the section."""
@@ -706,6 +713,7 @@ class _PageJob:
     common: Mapping[str, Any]  # what every page shows: site facts, downloads, changelog
     comparisons: Mapping[str, Any]
     write: Callable[[Page], Any] | None
+    pairs: Mapping[str, tuple[tuple[Pair, str], ...]]  # pairs_by_case
     _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
 
     def render_task(self, task: tuple[str, str | None, Sequence]) -> list[Any]:
@@ -723,7 +731,8 @@ class _PageJob:
         case_ids = items
         if kind == "case":
             for cv_id in case_ids:
-                bundle = collect_case(self.records, cv_id, self.runs_by_case.get(cv_id, ()), self.states, self.outcomes, verdicts=None)
+                bundle = collect_case(self.records, cv_id, self.runs_by_case.get(cv_id, ()), self.states, self.outcomes, verdicts=None,
+                                      pairs=self.pairs.get(cv_id, ()))
                 pages.extend(render_case_page(self.renderers[lang], bundle) for lang in self.languages)
             return pages
         if self._current.get("cases", (None,))[0] != run_id:
@@ -732,7 +741,7 @@ class _PageJob:
         for cv_id in case_ids:
             run = next(r for r in self.runs_by_case[cv_id] if r.id == run_id)
             bundle = collect_case(self.records, cv_id, (run,), self.states, self.outcomes, verdicts=self.verdicts,
-                                  case_results=found)
+                                  case_results=found, pairs=self.pairs.get(cv_id, ()))
             pages.extend(page for lang in self.languages for page in render_case_runs(self.renderers[lang], bundle))
         return pages
 
@@ -784,13 +793,16 @@ def collect_case(
     *,
     verdicts: Verdicts | None,
     case_results: Mapping[str, Mapping[tuple[str, int], CaseResult]] | None = None,
+    pairs: tuple[tuple[Pair, str], ...] | None = None,
 ) -> CaseInput:
     """Gather one case version's answers and verdicts, so its pages render in both languages from one computation.
 
     Without `verdicts` only the states are gathered: enough for the case page itself, and no answer is read.
+    `pairs` are the case version's entry of pairs_by_case, when the caller has made that index.
     """
     cv = records.case_versions[cv_id]
-    pairs = tuple((p, p.versions[1] if p.versions[0] == cv_id else p.versions[0]) for p in records.pairs if cv_id in p.versions)
+    if pairs is None:
+        pairs = pairs_by_case(records).get(cv_id, ())
     run_inputs = []
     for run in runs:
         stages = records.stages(run)
@@ -808,6 +820,17 @@ def collect_case(
             reps.append(RepetitionInput(rep, run_states.get((cv_id, rep)), found.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts))
         run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), tuple(reps)))
     return CaseInput(cv, pairs, tuple(run_inputs))
+
+
+def pairs_by_case(records: Records) -> Mapping[str, tuple[tuple[Pair, str], ...]]:
+    """Each case version's pairs with the twin version, in pair order: made once, not searched for on every page."""
+    found: dict[str, list[tuple[Pair, str]]] = {}
+    for pair in records.pairs:
+        first, second = pair.versions
+        found.setdefault(first, []).append((pair, second))
+        if second != first:
+            found.setdefault(second, []).append((pair, first))
+    return {cv_id: tuple(entries) for cv_id, entries in found.items()}
 
 
 def render_case(renderer: Renderer, bundle: CaseInput) -> list[Page]:

@@ -632,3 +632,33 @@ def test_one_case_version_renders_from_picklable_input(records_dir):
     assert [p.path for p in render_case(renderer, copy)] == [
         "en/cases/cu/cure-unchecked/index.html", *(f"en/cases/cu/cure-unchecked/{r.id}.html" for r in published)]
     assert render_case(renderer, copy) == render_case(renderer, bundle)
+
+
+def test_pairs_by_case_lists_what_a_search_of_every_pair_finds(records_dir):
+    from sitegen.pages import pairs_by_case
+
+    records = make_records(records_dir)
+    index = pairs_by_case(records)
+    assert index, "the corpus has pairs"
+    for cv_id in records.case_versions:
+        searched = tuple((p, p.versions[1] if p.versions[0] == cv_id else p.versions[0]) for p in records.pairs if cv_id in p.versions)
+        assert index.get(cv_id, ()) == searched
+
+
+@pytest.mark.parametrize("verdict", [
+    m.ExpectedVerdict(m.KeyFinding("e-<§>", "flaw", ("R1",), False, m.Passage("says <§> here", (2, 2))), "f-<§>", "exact", None, None),
+    m.ExpectedVerdict(m.KeyFinding("e2", "flaw", ("R1",), True, None), None, None, "rule", "f<§>1"),
+    m.ExpectedVerdict(m.KeyFinding("e3", "strength", ("R2",), False, m.Passage(None, (1, 2))), None, None, "nothing", None),
+])
+def test_an_expected_row_is_the_macros_output_whatever_its_text_holds(records_dir, verdict):
+    """Rows are rendered once with a stand-in for the section id; text that looks like the stand-in changes nothing."""
+    from sitegen.pages import CaseRows, passage_lines
+
+    records = make_records(records_dir)
+    renderer = Renderer("en", translations()["en"], config=records.config, languages=("sv", "en"), build_date="")
+    document = "Heading\nThe note says <§> here\nand ends."
+    rows = CaseRows(renderer.case_rows, document)
+    for section in ("rep-1-reviewer", 'r"<§>&2'):
+        passage = verdict.expected.passage
+        excerpt = None if passage is None else renderer.case_rows.excerpt(passage_lines(document, passage.quote, passage.lines))
+        assert rows.expected(section, verdict) == renderer.case_rows.expected_row(verdict, section, excerpt)
