@@ -170,15 +170,32 @@ assert Observed._fields[:_PUBLIC_FIELDS] == tuple(f.name for f in fields(m.Obser
 
 
 def verdict_source(records: m.Records):
-    """How findings fared, per answer and stage, computed on demand with each case version prepared once."""
+    """How findings fared, per answer and stage, computed on demand with each case version prepared once.
+
+    An engine that repeats itself comes back from the spool as the very same answer object, so the verdicts of the
+    case version at hand are kept by that object: a repeated answer is judged once. Judging is a function of the case,
+    the findings and the matching method alone, so the kept verdict is the one judging again would give.
+    """
     contexts: dict[str, CaseContext] = {}
     runs = {r.id: r for r in records.runs}
+    judged: dict[tuple[int, str, int], tuple[m.EngineAnswer, m.StageVerdict]] = {}  # only the case version at hand
+    at_hand: list[str | None] = [None]
 
     def verdict(answer: m.Answer, stage: str, rerun: bool = False) -> m.StageVerdict:
+        if answer.case_version != at_hand[0]:
+            judged.clear()
+            at_hand[0] = answer.case_version
+        engine = answer.rerun if rerun else answer.answer
+        version = runs[answer.run].scorer_version
+        key = (id(engine), stage, version)
+        kept = judged.get(key)
+        if kept is not None:
+            return kept[1]
         ctx = contexts.get(answer.case_version)
         if ctx is None:
             ctx = contexts[answer.case_version] = CaseContext(records.case_versions[answer.case_version])
-        engine = answer.rerun if rerun else answer.answer
-        return judge_stage(ctx, engine.stage_findings(stage), method_for(runs[answer.run].scorer_version))
+        found = judge_stage(ctx, engine.stage_findings(stage), method_for(version))
+        judged[key] = (engine, found)  # the answer kept with its verdict, so its id stays its own
+        return found
 
     return verdict

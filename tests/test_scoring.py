@@ -302,3 +302,36 @@ def test_a_repeated_answer_is_scored_as_if_it_were_judged_anew():
     assert (g.passed, g.observed, g.pending) == (2, 3, 1)
     stability = measure(result, "IDENTICAL_INPUT_STABILITY")
     assert (stability.passed, stability.observed) == (1, 3)
+
+
+def test_the_verdict_source_gives_fresh_verdicts_and_judges_a_repeated_answer_once():
+    """The pages ask for every answer's verdicts; an engine repeating itself (one object from the spool) is judged once."""
+    from pathlib import Path
+
+    from sitegen.matching import CaseContext, judge_stage, method_for
+    from sitegen.records import load_records
+    from sitegen.scoring import verdict_source
+
+    bundled = load_records(Path(__file__).resolve().parent.parent / "records")
+    verdicts = verdict_source(bundled)
+    runs = {r.id: r for r in bundled.runs}
+    asked = 0
+    for (run_id, cv_id, _), answer in bundled.answers.items():
+        if answer.answer.status != m.COMPLETED:
+            continue
+        for stage in bundled.stages(runs[run_id]):
+            fresh = judge_stage(CaseContext(bundled.case_versions[cv_id]), answer.answer.stage_findings(stage),
+                                method_for(runs[run_id].scorer_version))
+            assert verdicts(answer, stage) == fresh
+            asked += 1
+    assert asked > 50
+    first = next(a for a in bundled.answers.values() if a.answer.status == m.COMPLETED)
+    again = m.Answer(**{**{f: getattr(first, f) for f in first.__dataclass_fields__}, "repetition": first.repetition + 9})
+    assert again.answer is first.answer
+    stage = bundled.stages(runs[first.run])[0]
+    kept = verdicts(first, stage)
+    assert verdicts(again, stage) is kept
+    other = next(a for a in bundled.answers.values() if a.case_version != first.case_version and a.answer.status == m.COMPLETED)
+    verdicts(other, bundled.stages(runs[other.run])[0])
+    judged_again = verdicts(first, stage)
+    assert judged_again == kept and judged_again is not kept, "only the case version at hand is kept"
