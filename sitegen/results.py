@@ -102,6 +102,14 @@ def result_from_json(raw: dict) -> m.RunResult:
 
 def read_results(data: bytes, *, path: str = "results.json") -> ResultSpool:
     """Parse and schema-check the results record run by run; results keyed by run id, in file order, kept packed."""
+    from .scoring import collector_paused
+
+    # each run's tree is hundreds of thousands of small objects, alive until packed: a collection would only scan them
+    with collector_paused():
+        return _read_results(data, path)
+
+
+def _read_results(data: bytes, path: str) -> ResultSpool:
     doc, problems = read_json_text(path, data)
     if not problems:
         data = None  # the decoded text is all the reading needs; the bytes need not stay alive beside it
