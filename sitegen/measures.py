@@ -156,39 +156,40 @@ def grounding(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Pas
 def clean_case_flaws(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each stage of each repetition of a clean case version: no flaw may be reported."""
     for cv, rep in _cases(judged):
-        if not cv.clean:
-            continue
-        repetition, cases = str(rep), ((cv.id, rep),)
-        passed = 0
-        for stage in judged.stages:
-            flaws = [v.finding.id for v in judged.verdicts[(cv.id, rep, stage)].findings if v.finding.kind == m.FLAW]
-            if flaws:
-                yield Observed("CLEAN_CASE_FLAWS", cv.id, repetition, stage, "-", m.FAILED, "flaw",
-                               f"{len(flaws)} flaw(s) reported on a clean case: {', '.join(flaws)}", cases)
-            elif listed:
-                yield Observed("CLEAN_CASE_FLAWS", cv.id, repetition, stage, "-", m.PASSED, "", "", cases, None)
-            else:
-                passed += 1
-        if passed:
-            yield Passed(passed, cases)
+        if cv.clean:
+            yield from _each_stage(judged, "CLEAN_CASE_FLAWS", cv, rep, _flaws_reported, listed)
+
+
+def _flaws_reported(verdict: m.StageVerdict) -> tuple[str, str] | None:
+    flaws = [v.finding.id for v in verdict.findings if v.finding.kind == m.FLAW]
+    return ("flaw", f"{len(flaws)} flaw(s) reported on a clean case: {', '.join(flaws)}") if flaws else None
 
 
 def prohibited_output(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each stage of each repetition of any case version: no prohibited finding of the key may occur."""
     for cv, rep in _cases(judged):
-        repetition, cases = str(rep), ((cv.id, rep),)
-        passed = 0
-        for stage in judged.stages:
-            hits = [v for v in judged.verdicts[(cv.id, rep, stage)].findings if v.category == m.PROHIBITED]
-            if hits:
-                shown = ", ".join(f"{v.finding.id} matches prohibited {v.key_finding}" for v in hits)
-                yield Observed("PROHIBITED_OUTPUT", cv.id, repetition, stage, "-", m.FAILED, "prohibited", shown, cases)
-            elif listed:
-                yield Observed("PROHIBITED_OUTPUT", cv.id, repetition, stage, "-", m.PASSED, "", "", cases, None)
-            else:
-                passed += 1
-        if passed:
-            yield Passed(passed, cases)
+        yield from _each_stage(judged, "PROHIBITED_OUTPUT", cv, rep, _prohibited_found, listed)
+
+
+def _prohibited_found(verdict: m.StageVerdict) -> tuple[str, str] | None:
+    hits = [v for v in verdict.findings if v.category == m.PROHIBITED]
+    return ("prohibited", ", ".join(f"{v.finding.id} matches prohibited {v.key_finding}" for v in hits)) if hits else None
+
+
+def _each_stage(judged: JudgedRun, measure: str, cv: m.CaseVersion, rep: int, problem, listed: bool) -> Iterator[Observed | Passed]:
+    """One observation per stage of a repetition: failed with (reason, detail) when `problem` finds one, else passed."""
+    repetition, cases = str(rep), ((cv.id, rep),)
+    passed = 0
+    for stage in judged.stages:
+        found = problem(judged.verdicts[(cv.id, rep, stage)])
+        if found is not None:
+            yield Observed(measure, cv.id, repetition, stage, "-", m.FAILED, *found, cases)
+        elif listed:
+            yield Observed(measure, cv.id, repetition, stage, "-", m.PASSED, "", "", cases, None)
+        else:
+            passed += 1
+    if passed:
+        yield Passed(passed, cases)
 
 
 def quote_fidelity(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
