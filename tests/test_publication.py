@@ -36,6 +36,15 @@ def test_files_that_cannot_hold_an_internal_key_are_not_parsed_whole(records, mo
     assert publication.collect_downloads(records)
 
 
+def _with_file(records: m.Records, folder: Path, name: str, data: bytes) -> m.Records:
+    """The records with the published file `name` replaced by `data`, written below `folder`."""
+    path = folder / name
+    path.write_bytes(data)
+    files = dict(records.files)
+    files[name] = m.SourceFile(str(path), hashlib.sha256(data).hexdigest(), len(data))
+    return dataclasses.replace(records, files=files)
+
+
 @pytest.mark.parametrize("written", ['"cost"', '"\\u0063ost"'])
 def test_an_internal_key_is_found_however_it_is_written(records, tmp_path, written):
     published = records.config.publish[0].record
@@ -44,12 +53,8 @@ def test_an_internal_key_is_found_however_it_is_written(records, tmp_path, writt
     assert text.startswith("{\n")
     data = ("{\n  " + written + ": 12,\n" + text[2:]).encode("utf-8")
     assert json.loads(data)["cost"] == 12
-    path = tmp_path / published
-    path.write_bytes(data)
-    files = dict(records.files)
-    files[published] = m.SourceFile(str(path), hashlib.sha256(data).hexdigest(), len(data))
     with pytest.raises(PublicationError) as caught:
-        publication.collect_downloads(dataclasses.replace(records, files=files))
+        publication.collect_downloads(_with_file(records, tmp_path, published, data))
     assert [(d.pointer, d.code) for d in caught.value.diagnostics] == [("/cost", "publish.internal-field")]
 
 
@@ -57,11 +62,7 @@ def test_a_published_file_naming_an_unpublished_run_is_refused(records, tmp_path
     hidden = next(r.id for r in records.runs if not r.published)
     published = records.config.publish[0].record
     data = (RECORDS / published).read_bytes().replace(b"{", b'{"note": ' + json.dumps(hidden).encode() + b", ", 1)
-    path = tmp_path / published
-    path.write_bytes(data)
-    files = dict(records.files)
-    files[published] = m.SourceFile(str(path), hashlib.sha256(data).hexdigest(), len(data))
     with pytest.raises(PublicationError) as caught:
-        publication.collect_downloads(dataclasses.replace(records, files=files))
+        publication.collect_downloads(_with_file(records, tmp_path, published, data))
     assert [(d.path, d.code) for d in caught.value.diagnostics] == [(published, "publish.unpublished-run")]
     assert hidden in caught.value.diagnostics[0].message
