@@ -6,6 +6,7 @@ import gc
 from dataclasses import dataclass, replace
 
 from . import model as m
+from .collector import collector_paused
 from .errors import SitegenError
 from .scoring import observe_run
 from .workers import ordered_map
@@ -140,8 +141,7 @@ def _compare(records: m.Records, a: m.Run, b: m.Run, seen_a, seen_b, *, regressi
             if change.regression or not regressions_only:
                 changes.append(change)
     order = {name: i for i, name in enumerate(m.MEASURES)}
-    steps: dict[str, tuple[int, ...]] = {}
-    changes.sort(key=lambda c: (not c.regression, order[c.measure], c.case_version, _sort_key((c.case_version, c.repetition, c.stage, c.subject), steps)))
+    changes.sort(key=lambda c: (not c.regression, order[c.measure], c.case_version, _sort_key((c.case_version, c.repetition, c.stage, c.subject))))
     return Comparison(a.id, b.id, a.setup, b.setup, records.setups[a.setup].fingerprint, records.setups[b.setup].fingerprint,
                       tuple(deltas), tuple(changes))
 
@@ -171,14 +171,9 @@ def _count(observed) -> tuple[int, int] | None:
     return (sum(1 for o in observed if o.result in _GOOD), len(observed))
 
 
-def _sort_key(key, steps: dict[str, tuple[int, ...]] | None = None):
+def _sort_key(key):
     case_version, repetition, stage, subject = key
-    numbers = steps.get(repetition) if steps is not None else None
-    if numbers is None:
-        numbers = tuple(int(p) for p in repetition.split("-"))
-        if steps is not None:
-            steps[repetition] = numbers
-    return (case_version, numbers, m.STAGES.index(stage), subject)
+    return (case_version, tuple(int(p) for p in repetition.split("-")), m.STAGES.index(stage), subject)
 
 
 def format_comparison(c: Comparison) -> str:
@@ -234,8 +229,6 @@ def score_and_compare(records: m.Records, *, jobs: int = 1, check=None,
     results: dict[str, m.RunResult] = {}
     comparisons: dict[str, Comparison] = {}
     latest: dict[tuple, tuple[m.Run, dict]] = {}
-    from .scoring import collector_paused
-
     # A run's summary arrives as hundreds of thousands of small tuples; a collection meanwhile would only scan them.
     with collector_paused():
         for run, scored, observed in _scored(records, ordered, jobs, check):
@@ -278,7 +271,7 @@ def _score_in_worker(run_id: str):
 
 def _score_one(records: m.Records, run_id: str, check=None):
     """A run's result (or what `check` found in it) and the summary a comparison needs (None for a CRASHED run)."""
-    from .scoring import aggregate_observed, collector_paused, observe_run, score_run
+    from .scoring import aggregate_observed, observe_run, score_run
 
     observed = observe_run(records, run_id)
     if observed is None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from . import model as m
+from .collector import collector_paused
 from .errors import Diagnostic, RecordsError
 from .jsonread import JsonText, NotStreamable, parse_json, read_json_text
 from .schema import did_you_mean as _hint
@@ -88,15 +89,10 @@ def load_records(root: Path | str, *, jobs: int = 1) -> m.Records:
     """
     # Loading builds millions of small objects that all stay alive; collecting garbage meanwhile only rescans them.
     # They live as long as the process does, so they are then frozen out of the collector's sight as well.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         records = _load(Path(root), jobs)
         gc.freeze()
         return records
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _load(root: Path, jobs: int) -> m.Records:

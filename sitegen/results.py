@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from . import model as m
+from .collector import collector_paused
 from .errors import Diagnostic, PublicationError, RecordsError
 from .jsonread import NotStreamable, parse_json, read_json_text
 from .schema import checked_items, validate
@@ -102,8 +103,6 @@ def result_from_json(raw: dict) -> m.RunResult:
 
 def read_results(data: bytes, *, path: str = "results.json") -> ResultSpool:
     """Parse and schema-check the results record run by run; results keyed by run id, in file order, kept packed."""
-    from .scoring import collector_paused
-
     # each run's tree is hundreds of thousands of small objects, alive until packed: a collection would only scan them
     with collector_paused():
         return _read_results(data, path)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import gc
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from contextlib import contextmanager
 from dataclasses import fields
 
 from . import model as m
+from .collector import collector_paused
 from .matching import CaseContext, MatchingMethod, judge_stage, method_for
 from .measures import MEASURE_FUNCTIONS, Observed, Passed, judge_run
 
@@ -62,22 +61,6 @@ def _score(records: m.Records, run: m.Run, version: int, method: MatchingMethod)
     # each measure's observations are counted as they are made, so none is kept that did not fail; passed ones come counted
     streams = {measure: function(judged, listed=False) for measure, function in MEASURE_FUNCTIONS.items()}
     return _aggregate(run, version, method.id, judged.case_versions, streams)
-
-
-@contextmanager
-def collector_paused():
-    """Pause the cycle collector while a run is scored, as loading does (and while its observations are counted or compared).
-
-    A run's verdicts, hundreds of thousands of small objects without cycles, stay alive until the run is counted; meanwhile
-    the collector would only rescan them (a quarter of the scoring time). Reference counting frees them all afterwards.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def observe(judged) -> dict[str, list[Observed]]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, Mapping
 
 from . import model as m
+from .collector import collector_paused
 
 Key = tuple[str, str, int]  # (run, case version, repetition)
 
@@ -31,14 +32,9 @@ class _Unpacked:
         if found is not None:
             self.runs.move_to_end(run)
             return found
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             found = unpack(run)
             gc.freeze()
-        finally:
-            if enabled:
-                gc.enable()
         self.runs[run] = found
         while len(self.runs) > self.keep:
             self.runs.popitem(last=False)
