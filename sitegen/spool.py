@@ -100,10 +100,13 @@ class AnswerSpool(Mapping[Key, m.Answer]):
 
     def _unpack(self, run: str) -> dict[tuple[str, int], m.Answer]:
         unpacked = {}
-        unpack_engine = _Unpacker().engine
-        for pack in self._packs[run]:
-            for t in marshal.loads(zlib.decompress(pack)):
-                unpacked[(t[0], t[1])] = m.Answer(run, t[0], t[1], unpack_engine(t[2]), unpack_engine(t[3]), t[4])
+        packs = self._packs[run]
+        unpacker = _Unpacker(len(packs))
+        for pack in packs:
+            findings, engines, rows = marshal.loads(zlib.decompress(pack))
+            engine = unpacker.engines(findings, engines)
+            for case_version, repetition, answer, rerun, source in rows:
+                unpacked[(case_version, repetition)] = m.Answer(run, case_version, repetition, engine[answer], engine[rerun], source)
         return unpacked
 
 
@@ -122,54 +125,72 @@ def pack_answers(answers: Iterable[m.Answer]) -> tuple[PackedRun, ...]:
     for answer in answers:
         by_run.setdefault(answer.run, []).append(answer)
     return tuple(PackedRun(run, tuple((a.case_version, a.repetition, a.source) for a in items),
-                           zlib.compress(marshal.dumps(tuple(map(_pack_answer, items))), 1))
+                           zlib.compress(marshal.dumps(_Tables().pack(items)), 1))
                  for run, items in by_run.items())
 
 
-def _pack_finding(f: m.Finding) -> tuple:
-    return (f.id, f.kind, f.rule, f.supporting_rules, f.missing, f.quote, f.location, f.wording, f.trace)
+class _Tables:
+    """Packs answers as two tables, each distinct finding and engine answer once, and rows that point into them.
 
-
-def _pack_engine(e: m.EngineAnswer | None) -> tuple | None:
-    if e is None:
-        return None
-    return (e.status, tuple((r.id, tuple(map(_pack_finding, r.findings))) for r in e.reviewers),
-            tuple((c.finding, c.before, c.after) for c in e.quote_corrections),
-            None if e.report is None else tuple(map(_pack_finding, e.report)))
-
-
-def _pack_answer(a: m.Answer) -> tuple:
-    return (a.case_version, a.repetition, _pack_engine(a.answer), _pack_engine(a.rerun), a.source)
-
-
-class _Unpacker:
-    """Unpacks one run's engine answers, each distinct answer and finding once: equal packed values give the very same object.
-
-    An engine often repeats itself across repetitions and in its rerun; the values are frozen, so sharing them is
-    invisible, saves building them again, and makes comparing repeated answers a matter of identity.
+    An engine often repeats itself across repetitions and in its rerun. Finding the repeats here, once, while packing,
+    spares every later unpacking (scoring, verifying, rendering) from hashing whole answers to find them again.
     """
 
     def __init__(self):
-        self._engines: dict[tuple, m.EngineAnswer] = {}
+        self._findings: dict[tuple, int] = {}
+        self._engines: dict[tuple, int] = {}
+
+    def pack(self, answers: list[m.Answer]) -> tuple:
+        rows = tuple((a.case_version, a.repetition, self._engine(a.answer), self._engine(a.rerun), a.source) for a in answers)
+        return tuple(self._findings), tuple(self._engines), rows
+
+    def _finding(self, f: m.Finding) -> int:
+        t = (f.id, f.kind, f.rule, f.supporting_rules, f.missing, f.quote, f.location, f.wording, f.trace)
+        return self._findings.setdefault(t, len(self._findings))
+
+    def _engine(self, e: m.EngineAnswer | None) -> int:
+        if e is None:
+            return -1  # the last entry of the unpacked engines, which is None
+        t = (e.status, tuple((r.id, tuple(map(self._finding, r.findings))) for r in e.reviewers),
+             tuple((c.finding, c.before, c.after) for c in e.quote_corrections),
+             None if e.report is None else tuple(map(self._finding, e.report)))
+        return self._engines.setdefault(t, len(self._engines))
+
+
+class _Unpacker:
+    """Unpacks one run's tables, each distinct answer and finding once: equal packed values give the very same object.
+
+    The values are frozen, so sharing them is invisible, saves building them again, and makes comparing repeated
+    answers a matter of identity. Within one records file the tables already say what repeats; across the files of
+    one run, findings are matched by their values and answers by the findings they hold.
+    """
+
+    def __init__(self, files: int):
+        self._shared = files > 1  # only then can two files hold the same answer
         self._findings: dict[tuple, m.Finding] = {}
+        self._engines: dict[tuple, m.EngineAnswer] = {}
 
-    def engine(self, t: tuple | None) -> m.EngineAnswer | None:
-        if t is None:
-            return None
-        engine = self._engines.get(t)
-        if engine is None:
-            status, reviewers, corrections, report = t
-            engine = self._engines[t] = m.EngineAnswer(
+    def engines(self, findings: tuple[tuple, ...], engines: tuple[tuple, ...]) -> list[m.EngineAnswer | None]:
+        """The engine answers of one file's tables, in table order, then None (which row index -1 gives)."""
+        shared, known = self._shared, self._findings
+        finding = [known.get(t) or known.setdefault(t, m.Finding(*t)) for t in findings] if shared else [m.Finding(*t) for t in findings]
+        out: list[m.EngineAnswer | None] = []
+        for status, reviewers, corrections, report in engines:
+            engine = m.EngineAnswer(
                 status,
-                tuple(m.Reviewer(rid, self.findings(findings)) for rid, findings in reviewers),
-                tuple(m.QuoteCorrection(*c) for c in corrections),
-                None if report is None else self.findings(report),
+                tuple([m.Reviewer(rid, tuple([finding[i] for i in found])) for rid, found in reviewers]),
+                tuple([m.QuoteCorrection(*c) for c in corrections]),
+                None if report is None else tuple([finding[i] for i in report]),
             )
-        return engine
+            out.append(self._engines.setdefault(_identity(engine), engine) if shared else engine)
+        out.append(None)
+        return out
 
-    def findings(self, packed: tuple[tuple, ...]) -> tuple[m.Finding, ...]:
-        known = self._findings
-        return tuple([known.get(t) or known.setdefault(t, m.Finding(*t)) for t in packed])
+
+def _identity(e: m.EngineAnswer) -> tuple:
+    # findings are shared by value, so equal answers hold the very same findings: their ids stand for them
+    return (e.status, tuple((r.id, tuple(map(id, r.findings))) for r in e.reviewers), e.quote_corrections,
+            None if e.report is None else tuple(map(id, e.report)))
 
 
 class ResultSpool(Mapping[str, m.RunResult]):

@@ -44,6 +44,37 @@ def test_equal_findings_and_answers_of_a_run_come_back_as_one_object(records):
     assert third.answer is not first.answer and third.answer.reviewers[0].findings[0] is first.answer.reviewers[0].findings[0]
 
 
+def test_a_repeated_answer_is_packed_once(records):
+    # the repeats are found while packing, so unpacking need not hash whole answers to find them again
+    import marshal
+    import zlib
+
+    from sitegen.spool import pack_answers
+
+    run = records.published_runs[0].id
+    answer = next(a for key, a in records.answers.items() if key[0] == run)
+    again = dataclasses.replace(answer, repetition=answer.repetition + 100)
+    (packed,) = pack_answers([answer, again])
+    findings, engines, rows = marshal.loads(zlib.decompress(packed.blob))
+    distinct = {f for f in answer.answer.stage_findings("reviewer") + answer.answer.stage_findings("report")}
+    distinct |= {f for f in (answer.rerun.stage_findings("reviewer") + answer.rerun.stage_findings("report") if answer.rerun else ())}
+    assert len(findings) == len(distinct)
+    assert len(engines) == len({answer.answer, answer.rerun} - {None})
+    assert rows[0][2:4] == rows[1][2:4]
+
+
+def test_an_answer_repeated_in_another_file_of_the_run_is_still_one_object(records):
+    run = records.published_runs[0].id
+    answer = next(a for key, a in records.answers.items() if key[0] == run)
+    again = dataclasses.replace(answer, repetition=answer.repetition + 100, source="again.json")
+    spool = AnswerSpool()
+    spool.add([answer])
+    spool.add([again])
+    first, second = spool[(run, answer.case_version, answer.repetition)], spool[(run, again.case_version, again.repetition)]
+    assert (first, second) == (answer, again)
+    assert second.answer is first.answer
+
+
 def test_unknown_answers_are_missing_not_errors(records):
     spool = AnswerSpool()
     spool.add(records.answers.values())
