@@ -9,7 +9,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 pybabel extract -F pyproject.toml \
-    --no-location --sort-output \
+    --no-location --sort-output --no-wrap \
     --project=sitegen --copyright-holder="sitegen contributors" \
     -k _ -k gettext -k ngettext:1,2 -k pgettext:1c,2 -k npgettext:1c,2,3 \
     -o locales/sitegen.pot .
@@ -17,7 +17,7 @@ pybabel extract -F pyproject.toml \
 for lang in sv en; do
     po="locales/$lang/LC_MESSAGES/sitegen.po"
     if [ -f "$po" ]; then
-        pybabel update -D sitegen -i locales/sitegen.pot -d locales -l "$lang" --no-fuzzy-matching --ignore-obsolete
+        pybabel update -D sitegen -i locales/sitegen.pot -d locales -l "$lang" --no-fuzzy-matching --ignore-obsolete --no-wrap
     else
         pybabel init -D sitegen -i locales/sitegen.pot -d locales -l "$lang"
     fi

@@ -26,6 +26,7 @@ from sitegen.model import (
     CaseResult,
     CaseVersion,
     InMemoryFile,
+    Observation,
     Pair,
     Records,
     Run,
@@ -96,6 +97,10 @@ class RepetitionInput:
     answer: Answer | None
     verdicts: tuple[tuple[str, StageVerdict], ...]
     rerun_verdicts: tuple[tuple[str, StageVerdict], ...]
+    # the run's observations of this case version and repetition that did not plainly pass, so a reader sees why here
+    observations: tuple[Observation, ...] = ()
+    # GROUNDING's result for each (stage, expected finding) missed at first: pending, failed (confirmed) or dismissed
+    marks: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -348,6 +353,7 @@ class Words:
         self.reason = Memo(macros.reason_word)
         self.measure = Memo(macros.measure_title)
         self.result = Memo(macros.result_word)
+        self.first_miss = Memo(macros.first_miss_word)
         self.category = Memo(macros.category_word)
         self.missed = macros.phrase("missed")
         self.not_found = macros.phrase("not_found")
@@ -394,17 +400,17 @@ class CaseRows:
         self._findings: dict[tuple, Any] = {}
         self._reviewers: dict[int, tuple[Any, Mapping[str, str]]] = {}
 
-    def expected(self, section_id: str, verdict: Any) -> Any:
+    def expected(self, section_id: str, verdict: Any, mark: str | None = None) -> Any:
         """An expected finding's row in a stage's section: rendered once per verdict, the section's id put in after.
 
         The row names its section in its id and its links. It is rendered with a stand-in for the section id that no
         rendered text can contain (a bare "<" is always escaped, and the templates never write "<§"), then split there.
         """
-        parts = self._expected.get(verdict)
+        parts = self._expected.get((verdict, mark))
         if parts is None:
             passage = verdict.expected.passage
             excerpt = None if passage is None else self._excerpt(passage.quote, passage.lines)[0]
-            parts = self._expected[verdict] = tuple(str(self._macros.expected_row(verdict, _SECTION, excerpt)).split(_SECTION))
+            parts = self._expected[(verdict, mark)] = tuple(str(self._macros.expected_row(verdict, _SECTION, excerpt, mark)).split(_SECTION))
         return Markup(escape_output(section_id).join(parts))
 
     def finding(self, verdict: Any, stage: str, engine_answer: Any) -> Any:
@@ -585,6 +591,28 @@ def _index_cases(result: RunResult | None) -> Mapping[tuple[str, int], CaseResul
     return {} if result is None else {(c.case_version, c.repetition): c for c in result.cases}
 
 
+def index_observations(records: Records, result: RunResult | None) -> Mapping[tuple[str, int], tuple[Observation, ...]]:
+    """A run's observations under every (case version, repetition) they concern, in the result's order.
+
+    A stability observation concerns both repetitions it compares ("1-2"); a pair observation, recorded under the
+    pair's first version, concerns its second version too.
+    """
+    if result is None:
+        return {}
+    twins = {pair.id: pair.versions for pair in records.pairs}
+    found: dict[tuple[str, int], list[Observation]] = {}
+    for o in result.observations:
+        versions = twins.get(o.subject, (o.case_version,)) if o.measure == "INVARIANT_PAIRS" else (o.case_version,)
+        for cv_id in dict.fromkeys(versions):
+            for rep in dict.fromkeys(o.repetition.split("-")):
+                found.setdefault((cv_id, int(rep)), []).append(o)
+    return {key: tuple(items) for key, items in found.items()}
+
+
+def _grounding_marks(observations: tuple[Observation, ...]) -> Mapping[tuple[str, str], str]:
+    return {(o.stage, o.subject): o.result for o in observations if o.measure == "GROUNDING"}
+
+
 def _runs_by_case(records: Records, published: tuple[Run, ...]) -> Mapping[str, tuple[Run, ...]]:
     found: dict[str, list[Run]] = {}
     for run in published:
@@ -736,12 +764,13 @@ class _PageJob:
                 pages.extend(render_case_page(self.renderers[lang], bundle) for lang in self.languages)
             return pages
         if self._current.get("cases", (None,))[0] != run_id:
-            self._current["cases"] = (run_id, {run_id: _index_cases(self.results.get(run_id))})
-        found = self._current["cases"][1]
+            result = self.results.get(run_id)
+            self._current["cases"] = (run_id, {run_id: _index_cases(result)}, {run_id: index_observations(self.records, result)})
+        found, observed = self._current["cases"][1:]
         for cv_id in case_ids:
             run = next(r for r in self.runs_by_case[cv_id] if r.id == run_id)
             bundle = collect_case(self.records, cv_id, (run,), self.states, self.outcomes, verdicts=self.verdicts,
-                                  case_results=found, pairs=self.pairs.get(cv_id, ()))
+                                  case_results=found, pairs=self.pairs.get(cv_id, ()), observations=observed)
             pages.extend(page for lang in self.languages for page in render_case_runs(self.renderers[lang], bundle))
         return pages
 
@@ -794,11 +823,13 @@ def collect_case(
     verdicts: Verdicts | None,
     case_results: Mapping[str, Mapping[tuple[str, int], CaseResult]] | None = None,
     pairs: tuple[tuple[Pair, str], ...] | None = None,
+    observations: Mapping[str, Mapping[tuple[str, int], tuple[Observation, ...]]] | None = None,
 ) -> CaseInput:
     """Gather one case version's answers and verdicts, so its pages render in both languages from one computation.
 
     Without `verdicts` only the states are gathered: enough for the case page itself, and no answer is read.
-    `pairs` are the case version's entry of pairs_by_case, when the caller has made that index.
+    `pairs` are the case version's entry of pairs_by_case, when the caller has made that index; `observations`
+    each run's index_observations, for the pages of the runs given.
     """
     cv = records.case_versions[cv_id]
     if pairs is None:
@@ -808,6 +839,7 @@ def collect_case(
         stages = records.stages(run)
         run_states = states.get(run.id, {})
         found = case_results.get(run.id, {}) if case_results is not None else {}
+        observed = observations.get(run.id, {}) if observations is not None else {}
         reps = []
         for rep in range(1, run.repetitions + 1):
             answer = records.answers.get((run.id, cv_id, rep)) if verdicts is not None else None
@@ -817,7 +849,9 @@ def collect_case(
                 stage_verdicts = tuple((stage, verdicts(answer, stage, False)) for stage in stages)
                 if answer.rerun is not None and answer.rerun.status != CRASHED:
                     rerun_verdicts = tuple((stage, verdicts(answer, stage, True)) for stage in stages)
-            reps.append(RepetitionInput(rep, run_states.get((cv_id, rep)), found.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts))
+            mine = observed.get((cv_id, rep), ())
+            reps.append(RepetitionInput(rep, run_states.get((cv_id, rep)), found.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts,
+                                        mine, _grounding_marks(mine)))
         run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), tuple(reps)))
     return CaseInput(cv, pairs, tuple(run_inputs))
 

@@ -364,3 +364,27 @@ def test_documents_and_engine_text_are_marked_with_their_language(bundled_site):
     assert '<dd lang="sv">' in case  # rule texts
     answer = (bundled_site / "en" / "cases" / "cu" / "cure-unchecked" / "2026-09-16-release.html").read_text(encoding="utf-8")
     assert '<td class="wording" lang="sv">' in answer and '<q class="quote" lang="sv">' in answer
+
+
+def test_every_observation_that_did_not_pass_is_explained_on_the_case_pages_it_concerns(bundled_site):
+    """METHOD.md: every failed observation is traceable to run, case version, repetition and stage, with its reason,
+    "so that a reader can open the case and see why": each one's detail stands in the section of each repetition it concerns."""
+    from html import unescape
+
+    results = json.loads((RECORDS / "results.json").read_text(encoding="utf-8"))
+    pairs = {}
+    for case in json.loads((RECORDS / "cases.json").read_text(encoding="utf-8")).get("pairs", []):
+        pairs[case["id"]] = case["versions"]
+    checked = 0
+    for run in results["runs"]:
+        for o in run["observations"]:
+            versions = pairs[o["subject"]] if o["measure"] == "INVARIANT_PAIRS" else [o["case_version"]]
+            for cv in versions:
+                for rep in o["repetition"].split("-"):
+                    for lang in ("sv", "en"):
+                        html = (bundled_site / lang / "cases" / cv[:2] / cv / f"{run['run']}.html").read_text(encoding="utf-8")
+                        section = html[html.index(f'<section id="r{rep}"'):]
+                        section = section[: section.index("</ul>", section.index(f'id="r{rep}-why"'))]
+                        assert f'lang="en">{o["detail"]}</span>' in unescape(section), (run["run"], cv, rep, o["measure"], lang)
+                        checked += 1
+    assert checked > 20

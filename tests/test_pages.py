@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 import pickle
 import re
 from html.parser import HTMLParser
@@ -662,3 +663,73 @@ def test_an_expected_row_is_the_macros_output_whatever_its_text_holds(records_di
         passage = verdict.expected.passage
         excerpt = None if passage is None else renderer.case_rows.excerpt(passage_lines(document, passage.quote, passage.lines))
         assert rows.expected(section, verdict) == renderer.case_rows.expected_row(verdict, section, excerpt)
+
+
+# --- why an observation did not pass, on the case's own page ------------------------------
+
+
+def test_case_run_page_says_why_each_observation_did_not_pass(site):
+    """METHOD.md: a reader opens the case and sees why; each repetition lists its observations with reason and detail."""
+    data = site["en/cases/cu/cure-unchecked/2026-09-02-release.html"]
+    html = data.decode()
+    r1, r2 = html[html.index('id="r1"'):html.index('id="r2"')], html[html.index('id="r2"'):]
+    why2 = r2[r2.index('id="r2-why"'):]
+    why2 = why2[: why2.index("</ul>")]
+    assert "passage not pointed at" in why2 and "checker-missing" in why2
+    assert '<span class="detail" lang="en">The quote &lt;b&gt;missed&lt;/b&gt;.</span>' in why2  # the record's own words, escaped
+    assert 'href="#r2-reviewer"' in why2
+    # a stability observation compares two repetitions: both show it, as a span with an en dash
+    for section in (r1, r2):
+        why = section[section.index('-why"'):]
+        assert "number of flaws differs" in why[: why.index("</ul>")] and "repetition 1–2" in why[: why.index("</ul>")]
+    sv = site["sv/cases/cu/cure-unchecked/2026-09-02-release.html"].decode()
+    assert "Observationer som inte godkändes rakt av, och varför" in sv
+
+
+def test_a_first_miss_row_says_what_the_rerun_made_of_it(site, records_dir):
+    """METHOD.md: a dismissed miss is marked "dismissed by rerun" wherever it is shown; pending and confirmed ones say so too."""
+    confirmed = section_text(site["en/cases/cu/cure-unchecked/2026-09-02-release.html"], 'id="r2-reviewer-checker-missing"', "</tr>")
+    assert "missed" in confirmed and "miss confirmed by the rerun" in confirmed
+    assert "dismissed" not in confirmed and "pending" not in confirmed
+    untouched = section_text(site["en/cases/cu/cure-unchecked/2026-09-02-release.html"], 'id="r1-reviewer-checker-missing"', "</tr>")
+    assert "rerun" not in untouched
+
+    records = make_records(records_dir)
+    run = next(r for r in records.runs if r.id == "2026-09-02-release")
+    result = make_results(records)[run.id]
+    renderer = Renderer("en", translations()["en"], config=records.config, languages=("sv", "en"), build_date="")
+    for outcome, words in ((m.DISMISSED, "dismissed by rerun"), (m.PENDING, "pending: not yet confirmed by a rerun")):
+        changed = tuple(replace(o, result=outcome) if o.measure == "GROUNDING" else o for o in result.observations)
+        bundle = _case_bundle(records, run, replace(result, observations=changed))
+        page = next(p for p in render_case(renderer, bundle) if p.path.endswith(f"{run.id}.html"))
+        row = section_text(page.data, 'id="r2-reviewer-checker-missing"', "</tr>")
+        assert words in row and "confirmed by the rerun" not in row
+
+
+def _case_bundle(records, run, result):
+    from sitegen.pages import index_observations
+
+    states = {run.id: {(c.case_version, c.repetition): c.state for c in result.cases}}
+    found = {run.id: {(c.case_version, c.repetition): c for c in result.cases}}
+    return collect_case(records, "cure-unchecked", (run,), states, {run.id: result.outcome}, verdicts=verdicts_for(records),
+                        case_results=found, observations={run.id: index_observations(records, result)})
+
+
+def test_observations_are_indexed_under_every_case_and_repetition_they_concern(records_dir):
+    from sitegen.pages import index_observations
+
+    records = make_records(records_dir)
+    pair = records.pairs[0]
+    first, second = pair.versions
+    grounding = m.Observation("GROUNDING", first, "2", "reviewer", "checker-missing", m.FAILED, "evidence", "")
+    stability = m.Observation("IDENTICAL_INPUT_STABILITY", first, "1-3", "report", "-", m.FAILED, "count.flaws", "")
+    twins = m.Observation("INVARIANT_PAIRS", first, "1", "report", pair.id, m.FAILED, "expected", "")
+    result = m.RunResult("r", 6, m.MATCHING_METHODS[6], m.BLOCK, (), (), (grounding, stability, twins))
+    index = index_observations(records, result)
+    assert index == {
+        (first, 1): (stability, twins),
+        (first, 2): (grounding,),
+        (first, 3): (stability,),
+        (second, 1): (twins,),
+    }
+    assert index_observations(records, None) == {}
