@@ -18,6 +18,8 @@ for lang in sv en; do
     po="locales/$lang/LC_MESSAGES/sitegen.po"
     if [ -f "$po" ]; then
         pybabel update -D sitegen -i locales/sitegen.pot -d locales -l "$lang" --no-fuzzy-matching --ignore-obsolete --no-wrap
+        # pybabel writes the project name with two spaces when the version is empty; keep the header as committed
+        sed -i 's/^"Project-Id-Version:  sitegen\\n"$/"Project-Id-Version: sitegen\\n"/' "$po"
     else
         pybabel init -D sitegen -i locales/sitegen.pot -d locales -l "$lang"
     fi

@@ -845,7 +845,8 @@ def collect_case(
             answer = records.answers.get((run.id, cv_id, rep)) if verdicts is not None else None
             stage_verdicts: tuple[tuple[str, StageVerdict], ...] = ()
             rerun_verdicts: tuple[tuple[str, StageVerdict], ...] = ()
-            if answer is not None and answer.answer.status != CRASHED:
+            # a CRASHED run says nothing about quality: its answers are shown, never judged
+            if answer is not None and answer.answer.status != CRASHED and outcomes.get(run.id) != CRASHED_STATE:
                 stage_verdicts = tuple((stage, verdicts(answer, stage, False)) for stage in stages)
                 if answer.rerun is not None and answer.rerun.status != CRASHED:
                     rerun_verdicts = tuple((stage, verdicts(answer, stage, True)) for stage in stages)

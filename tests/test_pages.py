@@ -733,3 +733,21 @@ def test_observations_are_indexed_under_every_case_and_repetition_they_concern(r
         (second, 1): (twins,),
     }
     assert index_observations(records, None) == {}
+
+
+def test_a_crashed_runs_answers_are_shown_unjudged(records_dir):
+    """METHOD.md: a CRASHED run says nothing about quality either way, so its case pages give no verdict, only the answers."""
+    records = make_records(records_dir)
+    run = next(r for r in records.runs if r.id == "2026-09-02-release")
+    crashed = m.RunResult(run.id, 6, m.MATCHING_METHODS[6], m.CRASHED_STATE, (), (), ())
+    bundle = _case_bundle(records, run, crashed)
+    assert all(rep.verdicts == () and rep.rerun_verdicts == () for rep in bundle.runs[0].repetitions), "nothing is judged"
+    renderer = Renderer("en", translations()["en"], config=records.config, languages=("sv", "en"), build_date="")
+    page = next(p for p in render_case(renderer, bundle) if p.path.endswith(f"{run.id}.html"))
+    main = text(page.data)
+    for verdict in ("matched", "missed", "prohibited", "duplicate", "unexpected", "Expected findings", "not found in the document"):
+        assert verdict not in main
+    assert "not judged against the key" in main
+    html = page.data.decode()
+    for finding_row in ('id="r1-reviewer-f-r1-f1"', 'id="r1-reviewer-f-r1-p1"', 'id="r1-report-f-rep-1"', 'id="r2-rerun-reviewer-f-r1-f1"'):
+        assert finding_row in html
