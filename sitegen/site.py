@@ -151,17 +151,25 @@ def _verify_downloads(tmp: Path, files: Mapping[str, SiteFile]) -> None:
 
 
 def _swap(tmp: Path, out_dir: Path) -> None:
-    """Rename the old site aside, the new one into place, then delete the old; put the old one back if the rename fails."""
+    """Rename the old site aside, the new one into place, then delete the old; put the old one back if the rename fails.
+
+    The folder the old site is put aside in goes again whatever fails; only if even putting the old site back fails is
+    it kept, holding the old site.
+    """
     if not out_dir.exists():
         os.rename(tmp, out_dir)
         return
     old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
     aside = old / "site"
-    os.rename(out_dir, aside)
+    try:
+        os.rename(out_dir, aside)
+    except BaseException:
+        shutil.rmtree(old, ignore_errors=True)  # still empty: the old site never left its place
+        raise
     try:
         os.rename(tmp, out_dir)
     except BaseException:
-        os.rename(aside, out_dir)
+        os.rename(aside, out_dir)  # should this fail, `old` holds the old site and is not deleted
         shutil.rmtree(old, ignore_errors=True)
         raise
     shutil.rmtree(old, ignore_errors=True)

@@ -232,3 +232,23 @@ def test_the_staging_folder_goes_when_anything_fails(tmp_path):
             assert (folder / PAGES[1].path).read_bytes() == PAGES[1].data
             raise RuntimeError("rendering failed")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_rename_of_the_old_site_leaves_no_folder_beside_it(tmp_path, monkeypatch):
+    """The folder the old site is put aside in goes again when the old site cannot be moved into it."""
+    out = tmp_path / "site"
+    write_site(PAGES, out, published=PUBLISHED)
+    before = tree(out)
+    real = site_module.os.rename
+
+    def rename(src, dst):
+        if Path(src) == out:
+            raise OSError(16, "Device or resource busy")
+        return real(src, dst)
+
+    monkeypatch.setattr(site_module.os, "rename", rename)
+    with pytest.raises(OSError, match="busy"):
+        write_site((Page("index.html", b"new"),), out, published=PUBLISHED)
+    monkeypatch.undo()
+    assert tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"], "no .site.old- or .site.tmp- folder is left behind"
