@@ -108,15 +108,20 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
 
 
 def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progress | None = None) -> BuildSummary:
-    """Check everything, render everything, then replace `out` in one swap; a failure leaves `out` untouched."""
-    from .site import PageWriter, staging, write_site
+    """Check everything, render everything, then replace `out` in one swap; a failure leaves `out` untouched.
 
+    First of all `out` is checked (site.check_out_dir): a folder that is not a site sitegen built, the records, the
+    working folder, or a file are refused with an OutFolderError before a record is read or anything is written.
+    """
+    from .site import PageWriter, check_out_dir, staging, write_site
+
+    target = check_out_dir(Path(out), records_dir=Path(records_dir))
     checked = check_records(Path(records_dir), progress=progress, jobs=jobs)
-    with staging(Path(out)) as folder:
+    with staging(target) as folder:
         pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder))
         if progress:
             progress("write", f"{len(published)} downloads and the pages into {out}")
-        manifest = write_site(_counting(pages, progress), Path(out), published=published, extra_files=extra, staged=folder)
+        manifest = write_site(_counting(pages, progress), target, published=published, extra_files=extra, staged=folder)
     return BuildSummary(Path(out), sum(1 for f in manifest.files if f.path.endswith(".html")), len(published))
 
 

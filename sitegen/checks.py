@@ -25,10 +25,11 @@ def _tree_digest(files) -> dict[str, str]:
 
 
 def _site_files(pages, published, extra) -> list[tuple[str, bytes]]:
-    from .site import DOWNLOADS, SUMS, sha256sums
+    from .site import DOWNLOADS, MARKER, MARKER_TEXT, SUMS, sha256sums
 
     files = [(p.path, p.data) for p in pages] + list(extra) + [(f"{DOWNLOADS}/{n}", f.data) for n, f in published]
     files.append((f"{DOWNLOADS}/{SUMS}", sha256sums(published)))
+    files.append((MARKER, MARKER_TEXT))
     return files
 
 

@@ -43,7 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
         "(both languages, downloads with checksums) into a temporary folder that then replaces OUT. "
         "Dates the build stamps come from SOURCE_DATE_EPOCH."))
     _records_arg(p)
-    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"the site folder to (re)place (default: {DEFAULT_OUT})")
+    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=(
+        f"the site folder to (re)place (default: {DEFAULT_OUT}): a new path, an empty folder or a site sitegen built; "
+        "never the records, the current folder or one holding it"))
     _jobs_arg(p)
     noise = p.add_mutually_exclusive_group()
     noise.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
@@ -110,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("serve", help="build and serve the site on 127.0.0.1, rebuilding when records change")
     _records_arg(p)
-    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"the site folder (default: {DEFAULT_OUT})")
+    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"the site folder, checked as for build (default: {DEFAULT_OUT})")
     p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default: 8000)")
     p.set_defaults(handler=_serve)
     return parser

@@ -65,6 +65,11 @@ class CatalogError(DiagnosticsError):
     """A translation catalog is missing, broken, fuzzy or incomplete."""
 
 
+class OutFolderError(DiagnosticsError):
+    """The path named for the site may not be replaced by one: it is or holds the records or the working folder, is a file,
+    or is a folder that is not empty and was not built by sitegen."""
+
+
 class UsageError(SitegenError):
     """The command was called with arguments that cannot work."""
 

@@ -32,7 +32,13 @@ def rebuild(records_dir: Path, out: Path, log: Callable[[str], None]) -> bool:
 
 def serve(records_dir: Path, out: Path, *, port: int, log: Callable[[str], None], poll_seconds: float = 1.0,
           stop: threading.Event | None = None) -> None:
-    """Build, serve on 127.0.0.1:port, and poll the records until interrupted (or until `stop` is set)."""
+    """Build, serve on 127.0.0.1:port, and poll the records until interrupted (or until `stop` is set).
+
+    An `out` that may not be replaced by a site (site.check_out_dir) is refused before anything is built or served.
+    """
+    from .site import check_out_dir
+
+    check_out_dir(out, records_dir=records_dir)
     if not rebuild(records_dir, out, log) and not out.is_dir():
         raise SitegenError("the first build failed; nothing to serve")
 

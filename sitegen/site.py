@@ -11,12 +11,16 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Iterator, Mapping, Sequence
 
-from sitegen.errors import Diagnostic, PublicationError
+from sitegen.errors import Diagnostic, OutFolderError, PublicationError
 from sitegen.model import InMemoryFile, SourceFile
 from sitegen.pages import Page
 
 DOWNLOADS = "downloads"
 SUMS = "SHA256SUMS"
+# Written into the root of every site, always the same line (no date: builds stay byte-identical); a later build
+# replaces a folder only if it is empty or holds this file with these bytes. Not a page: not in the sitemap or SHA256SUMS.
+MARKER = ".sitegen-site"
+MARKER_TEXT = b"This folder is a site built by sitegen; the next sitegen build replaces it whole.\n"
 
 
 @dataclass(frozen=True)
@@ -40,10 +44,72 @@ class SiteManifest:
         raise KeyError(path)
 
 
+def check_out_dir(out_dir: Path, *, records_dir: Path | None = None, cwd: Path | None = None) -> Path:
+    """The resolved folder a site may be (re)placed at; raise OutFolderError if replacing it could destroy anything else.
+
+    Refused: the records folder, a folder inside it or holding it; the working folder (`cwd`, by default the current
+    one) or a folder holding it, so `.` and `..`; a path below a file; anything but a folder; a folder that is not
+    empty and is not a site sitegen built (no MARKER file with MARKER_TEXT). Nothing is written or created.
+    """
+    given = str(out_dir)
+
+    def refuse(message: str, code: str) -> OutFolderError:
+        return OutFolderError([Diagnostic(given, None, None, None, message, code)])
+
+    try:
+        target = Path(out_dir).resolve()  # symbolic links followed, `..` taken away: the folder that would be replaced
+    except RuntimeError:  # a loop of symbolic links
+        raise refuse("cannot build the site here: the path is a loop of symbolic links", "out.not-a-folder") from None
+
+    if cwd is None:
+        try:
+            cwd = Path.cwd()
+        except OSError:  # the working folder was deleted: nothing there to protect
+            cwd = None
+    if cwd is not None:
+        here = Path(cwd).resolve()
+        if target == here or target in here.parents:
+            where = "the current folder" if target == here else f"a parent of the current folder {here}"
+            raise refuse(f"cannot build the site into {where}: a build replaces the whole folder it writes; "
+                         "name a sub-folder, such as site", "out.working-folder")
+    if records_dir is not None:
+        records = Path(records_dir).resolve()
+        if target == records:
+            raise refuse("cannot build the site into the records folder: the site would replace the records; name another folder",
+                         "out.records-folder")
+        if records in target.parents:
+            raise refuse(f"cannot build the site inside the records folder {records}; name a folder outside it", "out.records-folder")
+        if target in records.parents:
+            raise refuse(f"cannot build the site into a folder holding the records folder {records}: replacing it would "
+                         "delete the records; name another folder", "out.records-folder")
+    for above in target.parents:
+        if above.exists():
+            if not above.is_dir():
+                raise refuse(f"cannot build the site below {above}, which is not a folder", "out.not-a-folder")
+            break
+    if not target.exists():
+        return target
+    if not target.is_dir():
+        raise refuse("cannot replace this with the site: it is not a folder; remove it or name another path", "out.not-a-folder")
+    if any(target.iterdir()) and not is_site(target):
+        raise refuse(f"cannot replace this folder with the site: it is not empty and holds no {MARKER} file, so it is not "
+                     "a site sitegen built; name a new or empty folder, or move its contents away first", "out.not-a-site")
+    return target
+
+
+def is_site(folder: Path) -> bool:
+    """Whether `folder` holds the marker every site sitegen builds carries (a regular file with exactly MARKER_TEXT)."""
+    marker = Path(folder) / MARKER
+    if marker.is_symlink() or not marker.is_file():
+        return False
+    with open(marker, "rb") as file:
+        return file.read(len(MARKER_TEXT) + 1) == MARKER_TEXT
+
+
 @contextmanager
 def staging(out_dir: Path) -> Iterator[Path]:
     """A fresh folder beside `out_dir` for the new site (same filesystem, so the swap is a rename); gone again unless swapped in."""
-    out_dir = Path(out_dir)
+    out_dir = Path(out_dir).resolve()
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
     try:
@@ -78,12 +144,13 @@ def write_site(
     extra_files: Sequence[tuple[str, bytes]] = (),
     staged: Path | None = None,
 ) -> SiteManifest:
-    """Write pages, extra files and the published bytes (under downloads/, with SHA256SUMS), then swap the folder in.
+    """Write pages, extra files, the published bytes (under downloads/, with SHA256SUMS) and MARKER, then swap the folder in.
 
     Pages may come from a generator: each is written as it arrives, so the site never has to fit in memory; so are the
     published files, read one at a time (a records file is checked against the digest taken when it was loaded).
     With `staged` (a folder from `staging`), pages given as SiteFile were already written there (by a PageWriter in the
     process that rendered them); they are only checked off here.
+    Just before the swap `out_dir` is checked again (check_out_dir, without records): a folder that is no site is never replaced.
     """
     out_dir = Path(out_dir)
     if staged is None:
@@ -103,9 +170,10 @@ def write_site(
     for name, file in downloads:
         written.add(f"{DOWNLOADS}/{name}", file.data)
     written.add(f"{DOWNLOADS}/{SUMS}", sha256sums(downloads))
+    written.add(MARKER, MARKER_TEXT)
     _verify_downloads(staged, written.files)
     os.chmod(staged, 0o755)  # mkdtemp makes the folder private; a site is meant to be read
-    _swap(staged, out_dir)
+    _swap(staged, check_out_dir(out_dir))
     return SiteManifest(str(out_dir), tuple(sorted(written.files.values(), key=lambda f: f.path)))
 
 
@@ -151,17 +219,25 @@ def _verify_downloads(tmp: Path, files: Mapping[str, SiteFile]) -> None:
 
 
 def _swap(tmp: Path, out_dir: Path) -> None:
-    """Rename the old site aside, the new one into place, then delete the old; put the old one back if the rename fails."""
+    """Rename the old site aside, the new one into place, then delete the old; put the old one back if the rename fails.
+
+    The folder the old site is put aside in goes again whatever fails; only if even putting the old site back fails is
+    it kept, holding the old site.
+    """
     if not out_dir.exists():
         os.rename(tmp, out_dir)
         return
     old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
     aside = old / "site"
-    os.rename(out_dir, aside)
+    try:
+        os.rename(out_dir, aside)
+    except BaseException:
+        shutil.rmtree(old, ignore_errors=True)  # still empty: the old site never left its place
+        raise
     try:
         os.rename(tmp, out_dir)
     except BaseException:
-        os.rename(aside, out_dir)
+        os.rename(aside, out_dir)  # should this fail, `old` holds the old site and is not deleted
         shutil.rmtree(old, ignore_errors=True)
         raise
     shutil.rmtree(old, ignore_errors=True)

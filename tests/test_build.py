@@ -14,12 +14,15 @@ from pathlib import Path
 import pytest
 from babel.dates import format_date
 
+import sitegen.build
 import sitegen.site
 from sitegen.build import build_site
+from sitegen.errors import OutFolderError
 from sitegen.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 RECORDS = REPO / "records"
+SMALL = Path(__file__).resolve().parent / "data" / "records-small"
 UNPUBLISHED = "2026-10-10-trial"
 
 
@@ -388,3 +391,90 @@ def test_every_observation_that_did_not_pass_is_explained_on_the_case_pages_it_c
                         assert f'lang="en">{o["detail"]}</span>' in unescape(section), (run["run"], cv, rep, o["measure"], lang)
                         checked += 1
     assert checked > 20
+
+
+# --- (h) where the site goes: checked before a record is read ---------------------------------
+
+
+def _everything(root: Path) -> dict[str, str]:
+    """Like tree(), for a file too: what stands at root, byte for byte."""
+    return tree(root) if root.is_dir() else {"": hashlib.sha256(root.read_bytes()).hexdigest()}
+
+
+def _records_and(tmp_path: Path, kind: str) -> tuple[Path, Path]:
+    """A copy of the small records in tmp_path/data/records and the out path a refusal of `kind` names."""
+    records = tmp_path / "data" / "records"
+    shutil.copytree(SMALL, records)
+    if kind == "records":
+        return records, records
+    if kind == "inside-records":
+        return records, records / "changelog"
+    if kind == "holding-records":
+        return records, tmp_path / "data"
+    if kind == "file":
+        (tmp_path / "notes.txt").write_bytes(b"my notes\n")
+        return records, tmp_path / "notes.txt"
+    if kind == "not-a-site":
+        (tmp_path / "mine").mkdir()
+        (tmp_path / "mine" / "important.txt").write_bytes(b"keep me\n")
+        return records, tmp_path / "mine"
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind, code", [
+    ("records", "out.records-folder"),
+    ("inside-records", "out.records-folder"),
+    ("holding-records", "out.records-folder"),
+    ("file", "out.not-a-folder"),
+    ("not-a-site", "out.not-a-site"),
+])
+def test_an_out_path_that_may_not_be_replaced_is_refused_before_any_record_is_read(tmp_path, monkeypatch, kind, code):
+    records, out = _records_and(tmp_path, kind)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # a working folder no out path holds
+    before, beside = _everything(out), sorted(p.name for p in out.parent.iterdir())
+
+    def never(*args, **kwargs):
+        raise AssertionError("the records were read although the out path is refused")
+
+    monkeypatch.setattr(sitegen.build, "check_records", never)
+    with pytest.raises(OutFolderError) as caught:
+        build_site(records, out)
+    (problem,) = caught.value.diagnostics
+    assert problem.code == code
+    assert caught.value.lines()[0].startswith(f"{out}: error: ")
+    assert _everything(out) == before, "what stands at the out path is untouched, byte for byte"
+    assert sorted(p.name for p in out.parent.iterdir()) == beside, "no temporary folder is left beside it"
+    assert caught.value.exit_code == 2
+
+
+@pytest.mark.parametrize("name", [".", "..", "bad/.."])
+def test_the_working_folder_and_its_parents_are_refused_before_any_record_is_read(tmp_path, monkeypatch, name):
+    work = tmp_path / "public" / "work"
+    work.mkdir(parents=True)
+    (work / "important.txt").write_bytes(b"keep me\n")
+    monkeypatch.chdir(work)
+    before = tree(tmp_path)
+    with pytest.raises(OutFolderError) as caught:
+        build_site(SMALL, Path(name))
+    (problem,) = caught.value.diagnostics
+    assert problem.code == "out.working-folder" and problem.path == name
+    assert "sub-folder" in problem.message
+    assert tree(tmp_path) == before, "nothing written, no temporary folder left beside the working folder or above it"
+
+
+def test_a_rebuild_over_a_previous_site_replaces_it_and_an_empty_folder_is_built_into(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    first = build_site(SMALL, empty)
+    assert first.pages > 0 and (empty / "index.html").is_file()
+    assert (empty / sitegen.site.MARKER).read_bytes() == sitegen.site.MARKER_TEXT
+
+    out = tmp_path / "site"
+    build_site(SMALL, out)
+    built = tree(out)
+    (out / "en" / "stale.html").write_bytes(b"from an older build")
+    build_site(SMALL, out)
+    assert tree(out) == built, "the previous site is replaced whole, and the same records give the same bytes"
+    assert tree(empty) == built
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "site"], "no temporary folder is left behind"

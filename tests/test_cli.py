@@ -187,3 +187,81 @@ def test_end_to_end_as_a_user_runs_it(tmp_path):
     assert f"open {out / 'index.html'}" in printed
     assert (out / "index.html").is_file()
     assert (out / "downloads" / "SHA256SUMS").is_file()
+
+
+# --- the site folder: refused before anything is read or written -----------------------------
+
+# `path: error: message [code]`
+OUT_REFUSAL = re.compile(r"^(?P<path>.+?): error: (?P<message>.+) \[(?P<code>out\.[a-z-]+)\]$")
+
+
+def _listing(root: Path) -> dict[str, bytes | None]:
+    """Every entry below root, hidden ones included: folders as None, files with their bytes."""
+    return {p.relative_to(root).as_posix(): None if p.is_dir() else p.read_bytes() for p in sorted(root.rglob("*"))}
+
+
+@pytest.mark.parametrize("out", [".", "..", "bad/.."])
+def test_build_refuses_the_current_folder_and_its_parents(capsys, tmp_path, monkeypatch, out):
+    work = tmp_path / "public" / "work"
+    shutil.copytree(SMALL, work / "records")
+    (work / "important.txt").write_text("keep me\n", encoding="utf-8")
+    monkeypatch.chdir(work)
+    before = _listing(tmp_path)
+    code, stdout, err = _run(capsys, "build", "--records", "records", "--out", out)
+    assert code == 2 and stdout == ""
+    (line,) = err.splitlines()
+    found = OUT_REFUSAL.match(line)
+    assert found, line
+    assert found["path"] == out and found["code"] == "out.working-folder"
+    assert "sub-folder" in found["message"]
+    assert _listing(tmp_path) == before, "nothing changed, and no ..old- or ..tmp- folder is left anywhere"
+
+
+@pytest.mark.parametrize("kind", ["records", "inside-records", "file", "not-a-site"])
+def test_build_refuses_an_out_path_it_may_not_replace(capsys, tmp_path, monkeypatch, kind):
+    records = tmp_path / "records"
+    shutil.copytree(SMALL, records)
+    out, expected = {
+        "records": (records, "out.records-folder"),
+        "inside-records": (records / "changelog", "out.records-folder"),
+        "file": (tmp_path / "site", "out.not-a-folder"),
+        "not-a-site": (tmp_path / "site", "out.not-a-site"),
+    }[kind]
+    if kind == "file":
+        out.write_text("not a folder\n", encoding="utf-8")
+    elif kind == "not-a-site":
+        out.mkdir()
+        (out / "important.txt").write_text("keep me\n", encoding="utf-8")
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    before = _listing(tmp_path)
+    code, stdout, err = _run(capsys, "build", "--records", str(records), "--out", str(out))
+    assert code == 2 and stdout == ""
+    (line,) = err.splitlines()
+    found = OUT_REFUSAL.match(line)
+    assert found, line
+    assert found["path"] == str(out) and found["code"] == expected
+    assert _listing(tmp_path) == before, "the records and the folder at --out are untouched; no temporary folder is left"
+
+
+def test_serve_refuses_the_current_folder_before_building_or_serving(capsys, tmp_path, monkeypatch):
+    shutil.copytree(SMALL, tmp_path / "records")
+    monkeypatch.chdir(tmp_path)
+    before = _listing(tmp_path)
+    code, stdout, err = _run(capsys, "serve", "--records", "records", "--out", ".", "--port", "0")
+    assert code == 2 and stdout == ""
+    found = OUT_REFUSAL.match(err.strip())
+    assert found and found["path"] == "." and found["code"] == "out.working-folder", err
+    assert "serving" not in err
+    assert _listing(tmp_path) == before
+
+
+def test_build_into_an_empty_folder_and_again_over_the_site_it_built(capsys, tmp_path):
+    out = tmp_path / "site"
+    out.mkdir()
+    assert _run(capsys, "build", "--quiet", "--records", str(SMALL), "--out", str(out))[0] == 0
+    first = _listing(out)
+    assert ".sitegen-site" in first and "index.html" in first
+    assert _run(capsys, "build", "--quiet", "--records", str(SMALL), "--out", str(out))[0] == 0
+    assert _listing(out) == first
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]

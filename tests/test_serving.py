@@ -7,6 +7,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
+from sitegen.errors import OutFolderError
 from sitegen.serving import serve
 
 SMALL = Path(__file__).parent / "data" / "records-small"
@@ -39,3 +42,15 @@ def test_serve_builds_serves_and_rebuilds(tmp_path):
         stop.set()
         thread.join(timeout=30)
     assert not thread.is_alive()
+
+
+def test_serve_refuses_a_folder_that_is_not_a_site_instead_of_serving_it(tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "important.txt").write_bytes(b"keep me")
+    lines: list[str] = []
+    with pytest.raises(OutFolderError) as caught:
+        serve(SMALL, out, port=0, log=lines.append, stop=threading.Event())
+    assert [d.code for d in caught.value.diagnostics] == ["out.not-a-site"]
+    assert lines == [], "nothing was built or served"
+    assert [p.name for p in tmp_path.iterdir()] == ["mine"] and (out / "important.txt").read_bytes() == b"keep me"

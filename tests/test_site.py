@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import sitegen.site as site_module
-from sitegen.errors import PublicationError
+from sitegen.errors import OutFolderError, PublicationError
 from sitegen.model import InMemoryFile
 from sitegen.pages import Page
-from sitegen.site import sha256sums, write_site
+from sitegen.site import MARKER, MARKER_TEXT, check_out_dir, sha256sums, write_site
 
 # Deliberately not canonical JSON: odd spacing, no final newline, non-ASCII, CRLF; a re-serialization would change them.
 RESULTS = b'{"format":"sitegen.results/1",  "runs": [ ]\r\n, "note": "\xc3\xa5\xc3\xa4\xc3\xb6"}'
@@ -232,3 +232,148 @@ def test_the_staging_folder_goes_when_anything_fails(tmp_path):
             assert (folder / PAGES[1].path).read_bytes() == PAGES[1].data
             raise RuntimeError("rendering failed")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_rename_of_the_old_site_leaves_no_folder_beside_it(tmp_path, monkeypatch):
+    """The folder the old site is put aside in goes again when the old site cannot be moved into it."""
+    out = tmp_path / "site"
+    write_site(PAGES, out, published=PUBLISHED)
+    before = tree(out)
+    real = site_module.os.rename
+
+    def rename(src, dst):
+        if Path(src) == out:
+            raise OSError(16, "Device or resource busy")
+        return real(src, dst)
+
+    monkeypatch.setattr(site_module.os, "rename", rename)
+    with pytest.raises(OSError, match="busy"):
+        write_site((Page("index.html", b"new"),), out, published=PUBLISHED)
+    monkeypatch.undo()
+    assert tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"], "no .site.old- or .site.tmp- folder is left behind"
+
+
+# --- where a site may be written: only a new path, an empty folder or a site sitegen built ----------
+
+
+def everything(folder: Path) -> dict[str, bytes | None]:
+    """Every entry below folder (folders as None, files with their bytes), hidden ones included."""
+    return {p.relative_to(folder).as_posix(): None if p.is_dir() else p.read_bytes() for p in sorted(folder.rglob("*"))}
+
+
+def _refused(out: Path, code: str, **where) -> str:
+    with pytest.raises(OutFolderError) as caught:
+        check_out_dir(out, **where)
+    (problem,) = caught.value.diagnostics
+    assert problem.code == code
+    assert problem.path == str(out)
+    (line,) = caught.value.lines()
+    assert line.startswith(f"{out}: error: ") and line.endswith(f" [{code}]")
+    return problem.message
+
+
+def test_every_site_carries_the_marker_and_only_the_manifest_lists_it(tmp_path):
+    out = tmp_path / "site"
+    manifest = write_site(PAGES, out, published=PUBLISHED)
+    assert (out / MARKER).read_bytes() == MARKER_TEXT
+    assert b"\n" == MARKER_TEXT[-1:] and MARKER_TEXT.count(b"\n") == 1, "one fixed line, the same in every build"
+    assert manifest.file(MARKER).sha256 == hashlib.sha256(MARKER_TEXT).hexdigest()
+    assert MARKER not in (out / "downloads" / "SHA256SUMS").read_text(), "it is no download"
+    assert site_module.is_site(out)
+
+
+def test_a_page_may_not_take_the_markers_place(tmp_path):
+    with pytest.raises(PublicationError) as caught:
+        write_site((*PAGES, Page(MARKER, MARKER_TEXT)), tmp_path / "site", published=PUBLISHED)
+    assert [d.code for d in caught.value.diagnostics] == ["site.duplicate-path"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_new_path_an_empty_folder_and_a_previous_site_are_accepted(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    assert check_out_dir(tmp_path / "new" / "site", cwd=work) == (tmp_path / "new" / "site").resolve()
+    (tmp_path / "empty").mkdir()
+    assert check_out_dir(tmp_path / "empty", cwd=work) == (tmp_path / "empty").resolve()
+    write_site(PAGES, tmp_path / "site", published=PUBLISHED)
+    assert check_out_dir(tmp_path / "site", cwd=work, records_dir=tmp_path / "records") == (tmp_path / "site").resolve()
+    assert check_out_dir(work / "sub" / ".." / "site", cwd=work) == work / "site", "the path is resolved first"
+
+
+@pytest.mark.parametrize("name", [".", "..", "bad/.."])
+def test_the_working_folder_and_its_parents_are_refused(tmp_path, monkeypatch, name):
+    work = tmp_path / "a" / "work"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    before = everything(tmp_path)
+    message = _refused(Path(name), "out.working-folder")
+    assert "sub-folder" in message
+    assert everything(tmp_path) == before
+
+
+def test_a_folder_holding_the_working_folder_is_refused_even_when_empty_but_for_it(tmp_path):
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    message = _refused(tmp_path / "a", "out.working-folder", cwd=work)
+    assert str(work.resolve()) in message
+
+
+@pytest.mark.parametrize("where", ["data/records", "data/records/site", "data"], ids=["the-records", "inside-them", "holding-them"])
+def test_the_records_folder_a_folder_inside_it_and_one_holding_it_are_refused(tmp_path, where):
+    records = tmp_path / "data" / "records"
+    records.mkdir(parents=True)
+    (records / "runs.json").write_bytes(b"{}")
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    before = everything(tmp_path)
+    message = _refused(tmp_path / where, "out.records-folder", records_dir=records, cwd=work)
+    assert "records" in message
+    assert everything(tmp_path) == before
+
+
+def test_a_file_and_a_path_below_a_file_are_refused(tmp_path):
+    (tmp_path / "site").write_bytes(b"not a folder")
+    assert "not a folder" in _refused(tmp_path / "site", "out.not-a-folder", cwd=tmp_path / "elsewhere")
+    assert str(tmp_path / "site") in _refused(tmp_path / "site" / "inner", "out.not-a-folder", cwd=tmp_path / "elsewhere")
+    assert (tmp_path / "site").read_bytes() == b"not a folder"
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_a_folder_with_files_but_no_marker_is_refused(tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "important.txt").write_bytes(b"keep me")
+    assert MARKER in _refused(out, "out.not-a-site", cwd=tmp_path / "elsewhere")
+    (out / MARKER).write_bytes(b"something else\n")
+    _refused(out, "out.not-a-site", cwd=tmp_path / "elsewhere")  # the marker must hold its exact line
+    (out / MARKER).unlink()
+    (out / MARKER).mkdir()
+    _refused(out, "out.not-a-site", cwd=tmp_path / "elsewhere")
+    assert (out / "important.txt").read_bytes() == b"keep me"
+
+
+@pytest.mark.parametrize("kind", ["folder", "file"])
+def test_write_site_itself_never_replaces_what_is_not_a_site(tmp_path, kind):
+    """Checked once more just before the swap: nothing written into the staging folder reaches the target."""
+    out = tmp_path / "mine"
+    if kind == "folder":
+        out.mkdir()
+        (out / "important.txt").write_bytes(b"keep me")
+    else:
+        out.write_bytes(b"keep me")
+    before = everything(tmp_path)
+    with pytest.raises(OutFolderError) as caught:
+        write_site(PAGES, out, published=PUBLISHED)
+    assert [d.code for d in caught.value.diagnostics] == ["out.not-a-site" if kind == "folder" else "out.not-a-folder"]
+    assert everything(tmp_path) == before, "the target is untouched and no staging folder is left"
+
+
+def test_writing_into_an_empty_folder_and_over_a_previous_site_works(tmp_path):
+    out = tmp_path / "site"
+    out.mkdir()
+    write_site((*PAGES, Page("en/gone.html", b"old")), out, published=PUBLISHED)
+    assert tree(out)["en/gone.html"] == b"old"
+    write_site(PAGES, out, published=PUBLISHED)
+    assert "en/gone.html" not in tree(out) and (out / MARKER).read_bytes() == MARKER_TEXT
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]
