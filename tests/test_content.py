@@ -138,3 +138,23 @@ def test_swedish_writes_numbers_and_quotes_the_swedish_way(name):
     text = read("sv", name)
     assert not re.search(r"\d\.\d", text), "decimal comma, not point"
     assert '"' not in text, "Swedish quotation marks (”…”)"
+
+
+# --- what the method page must say, in both languages ------------------------------------
+
+ONE_TO_ONE = {
+    # sitegen/matching.py _best_assignment: most matches, then most exact matches, then answer order, then key order
+    "en": ("One to one", ["the most matches", "the most exact matches", "the findings the engine gave first",
+                          "the earliest expected finding in the key"]),
+    "sv": ("Ett mot ett", ["flest matchningar", "flest exakta matchningar", "de fynd som motorn gav först",
+                           "det tidigaste förväntade fynd i facit"]),
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_one_to_one_states_the_tie_break_order_the_scorer_uses(lang):
+    heading, steps = ONE_TO_ONE[lang]
+    body = dict(sections(read(lang, "matching.md"), 2))[heading]
+    at = [body.find(step) for step in steps]
+    assert -1 not in at, [s for s, i in zip(steps, at) if i < 0]
+    assert at == sorted(at), "most matches, then exact matches, then the answer's order, then the key's"
