@@ -11,6 +11,7 @@ import pytest
 from sitegen.model import MEASURES, STATES
 
 CONTENT = Path(__file__).resolve().parent.parent / "templates" / "content"
+LOCALES = Path(__file__).resolve().parent.parent / "locales"
 LANGUAGES = ("sv", "en")
 
 EXPECTED_FILES = {
@@ -158,3 +159,50 @@ def test_one_to_one_states_the_tie_break_order_the_scorer_uses(lang):
     at = [body.find(step) for step in steps]
     assert -1 not in at, [s for s, i in zip(steps, at) if i < 0]
     assert at == sorted(at), "most matches, then exact matches, then the answer's order, then the key's"
+
+
+def evidence(lang: str) -> str:
+    return dict(sections(read(lang, "matching.md"), 2))[{"en": "Evidence", "sv": "Belägg"}[lang]]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_matching_says_from_which_scorer_contained_matches_count(lang):
+    from sitegen.catalogs import load_catalogs
+    from sitegen.model import CURRENT_SCORER, MATCHING_METHODS
+
+    text = " ".join(evidence(lang).split())
+    for method in MATCHING_METHODS.values():
+        assert method in text
+    older = min(MATCHING_METHODS)
+    assert older < CURRENT_SCORER
+    assert f"version {CURRENT_SCORER}" in text.lower() and f"version {older}" in text.lower()
+    # the label the overview and the run page give a run scored with the older scorer, as the catalog words it
+    label = load_catalogs(LOCALES, [lang])[lang].gettext("as measured with scorer v%(version)s") % {"version": older}
+    assert label in text
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_matching_says_a_key_with_a_prohibited_finding_identical_to_an_expected_one_is_refused(lang):
+    body = dict(sections(read(lang, "matching.md"), 2))[{"en": "Where each finding ends up", "sv": "Var varje fynd hamnar"}[lang]]
+    said = {"en": ["prohibited finding is identical to an expected one", "error in the records", "the build refuses"],
+            "sv": ["förbjudet fynd är identiskt med ett förväntat", "fel i underlaget", "bygget vägrar"]}[lang]
+    assert all(phrase in " ".join(body.split()) for phrase in said), said
+
+
+TRACING = {
+    "en": ("Tracing a failed observation", ["run", "case version", "repetition", "stage", "expected finding or quote", "reason",
+                                            "results file"]),
+    "sv": ("Att spåra en underkänd observation", ["körning", "testfallets version", "upprepningen", "steget",
+                                                  "förväntade fynd eller citat", "skälet", "resultatfilen"]),
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_outcomes_say_how_a_failed_observation_is_traced_and_where(lang):
+    from sitegen.catalogs import load_catalogs
+
+    heading, words = TRACING[lang]
+    body = " ".join(dict(sections(read(lang, "outcomes.md"), 2))[heading].split())
+    assert [w for w in words if w not in body] == []
+    # names the run page's list as the catalog words its heading
+    assert load_catalogs(LOCALES, [lang])[lang].gettext("Observations that did not plainly pass") in body
