@@ -478,3 +478,78 @@ def test_a_rebuild_over_a_previous_site_replaces_it_and_an_empty_folder_is_built
     assert tree(out) == built, "the previous site is replaced whole, and the same records give the same bytes"
     assert tree(empty) == built
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "site"], "no temporary folder is left behind"
+
+
+# --- headings and the downloads page's instructions -------------------------------------------
+
+
+def _main(page: Path) -> str:
+    html = page.read_text(encoding="utf-8")
+    return html[html.index("<main"):html.index("</main>")]
+
+
+def _headings(page: Path) -> list[tuple[int, str]]:
+    return [(int(level), " ".join(re.sub(r"<[^>]+>", "", inner).split()))
+            for level, inner in re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", _main(page), flags=re.DOTALL)]
+
+
+def test_every_page_has_one_h1_and_its_headings_never_skip_a_level(bundled_site):
+    pages = sorted(bundled_site.rglob("*.html"))
+    assert len(pages) > 100
+    for page in pages:
+        levels = [level for level, _ in _headings(page)]
+        assert levels[:1] == [1] and levels.count(1) == 1, (page, levels)
+        skips = [(a, b) for a, b in zip(levels, levels[1:]) if b > a + 1]
+        assert not skips, (page, skips)
+
+
+@pytest.mark.parametrize("lang", ["sv", "en"])
+def test_the_downloads_page_repeats_no_heading_and_gives_one_set_of_instructions(bundled_site, lang):
+    page = bundled_site / lang / "downloads.html"
+    texts = [text for _, text in _headings(page)]
+    assert len(texts) == len(set(texts)), texts
+    commands = [c for c in re.findall(r"<pre><code>(.*?)</code></pre>", _main(page)) if c.startswith("sha256sum")]
+    assert commands == ["sha256sum -c --strict SHA256SUMS", "sha256sum -c --strict --ignore-missing SHA256SUMS"]
+    assert _main(page).count("Get-FileHash") == 1
+
+
+@pytest.mark.parametrize("lang", ["sv", "en"])
+def test_the_downloads_instructions_work_as_written(bundled_site, tmp_path, lang):
+    """A reader saves what the page links to, as the page says, and runs the commands it shows."""
+    if shutil.which("sha256sum") is None:
+        pytest.skip("coreutils sha256sum is not installed")
+    page = bundled_site / lang / "downloads.html"
+    main_html = _main(page)
+    verify = main_html[main_html.index('id="verify-heading"'):]
+    served = bundled_site / "downloads"
+    listed = [line.split("  ", 1)[1] for line in (served / "SHA256SUMS").read_text(encoding="utf-8").splitlines()]
+    folders = sorted({name.rpartition("/")[0] for name in listed} - {""})
+    assert folders == ["schemas"]
+    for folder in folders:  # the instructions name each sub-folder SHA256SUMS expects
+        assert f"<code>{folder}</code>" in verify, folder
+
+    # a browser saves a link under its last path segment; the reader puts what SHA256SUMS lists in a sub-folder there
+    links = re.findall(r'href="\.\./downloads/([^"]+)"', main_html)
+    assert sorted(set(links) - {"SHA256SUMS"}) == sorted(listed) and "SHA256SUMS" in links
+    reader = tmp_path / "saved"
+    for link in set(links):
+        folder, _, name = link.rpartition("/")
+        target = reader / folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(served / link, target)
+
+    def run(command: str, cwd: Path) -> subprocess.CompletedProcess:
+        return subprocess.run(command.split(), cwd=cwd, capture_output=True, text=True)
+
+    full, partial = [c for c in re.findall(r"<pre><code>(.*?)</code></pre>", verify) if c.startswith("sha256sum")]
+    done = run(full, reader)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines() == [f"{name}: OK" for name in listed]
+
+    some = tmp_path / "some"
+    some.mkdir()
+    for name in ("SHA256SUMS", listed[0]):
+        shutil.copyfile(reader / name, some / name)
+    assert run(full, some).returncode != 0
+    done = run(partial, some)
+    assert done.returncode == 0 and done.stdout.splitlines() == [f"{listed[0]}: OK"], done.stdout + done.stderr

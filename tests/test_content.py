@@ -11,6 +11,7 @@ import pytest
 from sitegen.model import MEASURES, STATES
 
 CONTENT = Path(__file__).resolve().parent.parent / "templates" / "content"
+LOCALES = Path(__file__).resolve().parent.parent / "locales"
 LANGUAGES = ("sv", "en")
 
 EXPECTED_FILES = {
@@ -127,10 +128,12 @@ def test_outcomes_define_every_state_for_a_measure_and_a_run(lang):
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_downloads_say_how_to_verify(lang):
+def test_downloads_prose_leaves_the_instructions_to_the_downloads_page(lang):
+    # The prose opens both the downloads page and the method page's downloads section; the one set of
+    # instructions for checking a download is the downloads page's own section, which knows the files' layout.
     text = read(lang, "downloads.md")
-    assert "\n    sha256sum -c --strict SHA256SUMS\n" in text
-    assert "\n    Get-FileHash -Algorithm SHA256 " in text
+    assert "sha256sum" not in text and "Get-FileHash" not in text
+    assert not sections(text, 2), "a section here would sit under the page's h1 as an h3"
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_FILES))
@@ -138,3 +141,70 @@ def test_swedish_writes_numbers_and_quotes_the_swedish_way(name):
     text = read("sv", name)
     assert not re.search(r"\d\.\d", text), "decimal comma, not point"
     assert '"' not in text, "Swedish quotation marks (”…”)"
+
+
+# --- what the method page must say, in both languages ------------------------------------
+
+ONE_TO_ONE = {
+    # sitegen/matching.py _best_assignment: most matches, then most exact matches, then answer order, then key order
+    "en": ("One to one", ["the most matches", "the most exact matches", "the findings the engine gave first",
+                          "the earliest expected finding in the key"]),
+    "sv": ("Ett mot ett", ["flest matchningar", "flest exakta matchningar", "de fynd som motorn gav först",
+                           "det tidigaste förväntade fynd i facit"]),
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_one_to_one_states_the_tie_break_order_the_scorer_uses(lang):
+    heading, steps = ONE_TO_ONE[lang]
+    body = dict(sections(read(lang, "matching.md"), 2))[heading]
+    at = [body.find(step) for step in steps]
+    assert -1 not in at, [s for s, i in zip(steps, at) if i < 0]
+    assert at == sorted(at), "most matches, then exact matches, then the answer's order, then the key's"
+
+
+def evidence(lang: str) -> str:
+    return dict(sections(read(lang, "matching.md"), 2))[{"en": "Evidence", "sv": "Belägg"}[lang]]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_matching_says_from_which_scorer_contained_matches_count(lang):
+    from sitegen.catalogs import load_catalogs
+    from sitegen.model import CURRENT_SCORER, MATCHING_METHODS
+
+    text = " ".join(evidence(lang).split())
+    for method in MATCHING_METHODS.values():
+        assert method in text
+    older = min(MATCHING_METHODS)
+    assert older < CURRENT_SCORER
+    assert f"version {CURRENT_SCORER}" in text.lower() and f"version {older}" in text.lower()
+    # the label the overview and the run page give a run scored with the older scorer, as the catalog words it
+    label = load_catalogs(LOCALES, [lang])[lang].gettext("as measured with scorer v%(version)s") % {"version": older}
+    assert label in text
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_matching_says_a_key_with_a_prohibited_finding_identical_to_an_expected_one_is_refused(lang):
+    body = dict(sections(read(lang, "matching.md"), 2))[{"en": "Where each finding ends up", "sv": "Var varje fynd hamnar"}[lang]]
+    said = {"en": ["prohibited finding is identical to an expected one", "error in the records", "the build refuses"],
+            "sv": ["förbjudet fynd är identiskt med ett förväntat", "fel i underlaget", "bygget vägrar"]}[lang]
+    assert all(phrase in " ".join(body.split()) for phrase in said), said
+
+
+TRACING = {
+    "en": ("Tracing a failed observation", ["run", "case version", "repetition", "stage", "expected finding or quote", "reason",
+                                            "results file"]),
+    "sv": ("Att spåra en underkänd observation", ["körning", "testfallets version", "upprepningen", "steget",
+                                                  "förväntade fynd eller citat", "skälet", "resultatfilen"]),
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_outcomes_say_how_a_failed_observation_is_traced_and_where(lang):
+    from sitegen.catalogs import load_catalogs
+
+    heading, words = TRACING[lang]
+    body = " ".join(dict(sections(read(lang, "outcomes.md"), 2))[heading].split())
+    assert [w for w in words if w not in body] == []
+    # names the run page's list as the catalog words its heading
+    assert load_catalogs(LOCALES, [lang])[lang].gettext("Observations that did not plainly pass") in body

@@ -562,6 +562,15 @@ def test_downloads_page_shows_size_and_checksum_of_the_exact_bytes(site, records
     assert "sha256sum -c --strict SHA256SUMS" in page and "Get-FileHash" in page
 
 
+def test_the_footer_date_is_labelled_as_what_it_is(site):
+    # build_date is SOURCE_DATE_EPOCH or else the newest published run's date, never the day of the build
+    for lang, label in (("sv", "Uppgifter till och med 10 sep. 2026"), ("en", "Data up to Sep 10, 2026")):
+        for path in (f"{lang}/index.html", f"{lang}/downloads.html", f"{lang}/runs/2026-09-02-release.html"):
+            footer = section_text(site[path], '<footer class="site-footer">', "</footer>")
+            assert footer.endswith(label), (path, footer)
+            assert "Built" not in footer and "Byggd" not in footer
+
+
 def test_sitemap_lists_every_page_of_both_languages_absolutely(site):
     sitemap = site["sitemap.xml"].decode()
     locs = set(re.findall(r"<loc>(.*?)</loc>", sitemap))

@@ -94,3 +94,13 @@ def test_every_link_on_continuation_pages_resolves(small_pages_site):
     grid_pages = sorted((small_pages_site / "en" / "runs" / RUN).glob("grid-*.html"))
     assert len(grid_pages) == -(-25 // 3)  # 25 case versions, 3 rows a page
     assert re.search(r"<html lang=\"en\">", grid_pages[0].read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("lang", ["sv", "en"])
+def test_the_sentence_before_the_continuation_links_ends_in_a_colon_and_a_space(small_pages_site, lang):
+    html = (small_pages_site / lang / "runs" / f"{RUN}.html").read_text(encoding="utf-8")
+    more = re.findall(r'<p class="more">(.*?)</p>', html, flags=re.DOTALL)
+    assert more
+    for paragraph in more:
+        sentence, _, links = paragraph.partition("<a ")
+        assert sentence.endswith(": ") and links, paragraph
