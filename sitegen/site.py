@@ -93,7 +93,8 @@ def check_out_dir(out_dir: Path, *, records_dir: Path | None = None, cwd: Path |
         raise refuse("cannot replace this with the site: it is not a folder; remove it or name another path", "out.not-a-folder")
     if any(target.iterdir()) and not is_site(target):
         raise refuse(f"cannot replace this folder with the site: it is not empty and holds no {MARKER} file, so it is not "
-                     "a site sitegen built; name a new or empty folder, or move its contents away first", "out.not-a-site")
+                     "a site sitegen built; name a new or empty folder, or move its contents away first (a site built by a sitegen "
+                     "that did not write this file yet must be deleted once by hand)", "out.not-a-site")
     return target
 
 
