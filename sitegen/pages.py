@@ -354,6 +354,7 @@ class Words:
         self.measure = Memo(macros.measure_title)
         self.result = Memo(macros.result_word)
         self.first_miss = Memo(macros.first_miss_word)
+        self.document_type = Memo(macros.document_type_word)
         self.category = Memo(macros.category_word)
         self.missed = macros.phrase("missed")
         self.not_found = macros.phrase("not_found")

@@ -760,3 +760,10 @@ def test_a_crashed_runs_answers_are_shown_unjudged(records_dir):
     html = page.data.decode()
     for finding_row in ('id="r1-reviewer-f-r1-f1"', 'id="r1-reviewer-f-r1-p1"', 'id="r1-report-f-rep-1"', 'id="r2-rerun-reviewer-f-r1-f1"'):
         assert finding_row in html
+
+
+def test_the_document_type_is_a_word_of_the_page_language_and_an_unknown_one_its_id(site, records_dir):
+    assert "<dd>inspektionsanteckning</dd>" in site["sv/cases/cu/cure-unchecked/index.html"].decode()
+    assert "<dd>inspection note</dd>" in site["en/cases/cu/cure-unchecked/index.html"].decode()
+    renderer = Renderer("sv", translations()["sv"], config=make_records(records_dir).config, languages=("sv", "en"), build_date="")
+    assert str(renderer.env.globals["word"].document_type["permit-<x>"]) == "<code>permit-&lt;x&gt;</code>"
