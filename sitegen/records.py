@@ -330,17 +330,7 @@ def _runs(doc: JsonText, out: _Collector, *, setups: dict, suites: tuple[m.Suite
             assessment_version=r["assessment"]["version"], policy=r["assessment"]["policy"], engine_version=r["engine_version"],
             repetitions=r["repetitions"], published=r["published"], status=r["status"],
         ))
-        _check_date(doc, f"{pointer}/date", r["date"], out)
     return tuple(runs)
-
-
-def _check_date(doc: JsonText, pointer: str, value: str, out: _Collector) -> None:
-    import datetime
-
-    try:
-        datetime.date.fromisoformat(value)
-    except ValueError:
-        out.at(doc, pointer, f'"{value}" is not a calendar date (YYYY-MM-DD)', "record.date")
 
 
 _KINDS = {m.FLAW: m.FLAW, m.STRENGTH: m.STRENGTH}

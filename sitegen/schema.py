@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import json
 import re
@@ -122,12 +123,29 @@ def schema_files() -> tuple[tuple[str, bytes], ...]:
     return tuple((f"schemas/{name}.schema.json", folder.joinpath(f"{name}.schema.json").read_bytes()) for name in schema_names())
 
 
+def _format(schema: dict) -> str | None:
+    """The one format the records use ("date"); any other is refused, not ignored, like an unknown keyword."""
+    found = schema.get("format")
+    if found not in (None, "date"):
+        raise ValueError(f"schema format not supported by sitegen's validator: {found!r}")
+    return found
+
+
+def is_calendar_date(value: str) -> bool:
+    """A real day written YYYY-MM-DD (the pattern checks the form; this refuses 2026-02-30)."""
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return len(value) == 10
+
+
 class _Compiler:
     """Turns the subset of JSON Schema the records use into closures; unknown keywords are refused, not ignored."""
 
     KNOWN = {"$schema", "$id", "title", "description", "$defs", "$ref", "type", "properties", "required", "additionalProperties",
              "minProperties", "propertyNames", "items", "minItems", "maxItems", "uniqueItems", "enum", "const", "pattern",
-             "minLength", "minimum", "oneOf"}
+             "minLength", "minimum", "oneOf", "format"}
 
     def __init__(self, root: dict):
         self.root = root
@@ -282,8 +300,9 @@ class _Compiler:
         return check
 
     def _string(self, schema: dict) -> Check | None:
-        if "pattern" not in schema and "minLength" not in schema:
+        if "pattern" not in schema and "minLength" not in schema and "format" not in schema:
             return None
+        calendar_date = _format(schema) == "date"
         min_length = schema.get("minLength")
         pattern = schema.get("pattern")
         compiled = re.compile(pattern) if pattern else None
@@ -298,6 +317,8 @@ class _Compiler:
                          "(not first or last, no \"..\"), at most 80 characters", "record.unsafe-id")
                 else:
                     r(p, f"{_describe(v)} does not have the expected form {pattern}", "record.value")
+            elif calendar_date and not is_calendar_date(v):
+                r(p, f"{_describe(v)} is not a calendar date (YYYY-MM-DD)", "record.date")
 
         return check
 
@@ -406,6 +427,8 @@ class _Acceptor:
             parts.append(f"{self.constant(re.compile(schema['pattern']))}.search({var}) is not None")
         if "minimum" in schema:
             parts.append(f"{var} >= {self.constant(schema['minimum'])}")
+        if _format(schema) == "date":
+            parts.append(f"{self.constant(is_calendar_date)}({var})")
         if "minItems" in schema or "maxItems" in schema or "uniqueItems" in schema or "minProperties" in schema \
                 or "propertyNames" in schema:
             return f"{self.function(schema)}({var})"
@@ -430,7 +453,7 @@ class _Acceptor:
         elif "items" in schema or "minItems" in schema:
             lines += self.array_lines(schema)
         else:
-            scalar = {k: schema[k] for k in ("minLength", "pattern", "minimum") if k in schema}
+            scalar = {k: schema[k] for k in ("minLength", "pattern", "minimum", "format") if k in schema}
             if scalar:
                 lines += [f"if not {self.test(scalar, 'v')}:", "    return False"]
         return lines

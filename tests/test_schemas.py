@@ -133,7 +133,8 @@ from hypothesis import strategies as st  # noqa: E402
 from factories import json_paths  # noqa: E402
 from sitegen import schema as schema_module  # noqa: E402
 
-_REPLACEMENTS = st.sampled_from([None, True, 0, 1, -1, 1.5, "", "x", "x..y", "UPPER", "flaw", "PASS", [], [1], {}, {"id": "x"}])
+_REPLACEMENTS = st.sampled_from([None, True, 0, 1, -1, 1.5, "", "x", "x..y", "UPPER", "flaw", "PASS", [], [1], {}, {"id": "x"},
+                                 "2026-02-30", "2028-02-29", "2026-13-01"])
 
 
 def _documents() -> list[tuple[str, object]]:
@@ -172,3 +173,18 @@ def test_the_fast_test_accepts_exactly_what_the_validator_finds_nothing_wrong_wi
 def test_the_fast_test_accepts_every_valid_records_file():
     for name, document in _documents():
         assert schema_module._accepted(name, None)(document), name
+
+
+@pytest.mark.parametrize("day, real", [("2026-02-28", True), ("2028-02-29", True), ("2026-02-29", False), ("2026-02-30", False),
+                                       ("2026-13-01", False), ("2026-00-10", False)])
+def test_a_run_date_must_be_a_day_that_exists_for_the_fast_test_and_the_validator(day, real):
+    """A date of the right form but no real day (2026-02-30) is refused while the schema is checked, with the other problems."""
+    document = copy.deepcopy(json.loads((SMALL / "runs.json").read_text(encoding="utf-8")))
+    document["runs"][1]["date"] = day
+    assert schema_module._accepted("runs", None)(document) is real
+    assert _reports("runs", document) == ([] if real else [("/runs/1/date", "record.date")])
+
+
+def test_a_format_the_validator_does_not_know_is_refused_not_ignored():
+    with pytest.raises(ValueError, match="format"):
+        schema_module._Compiler({}).compile({"type": "string", "format": "email"})

@@ -16,12 +16,16 @@ SRC = HERE / "records-small"
 OUT = HERE / "invalid"
 
 
-def variant(name, file, old, new):
+def variant(name, file, old, new, *more):
+    """`file` with `old` replaced by `new` (and each further old, new pair of `more`), once each."""
     text = (SRC / file).read_text(encoding="utf-8")
-    if old not in text:
-        raise SystemExit(f"{name}: {old!r} not found in {file}")
+    pairs = [(old, new), *zip(more[::2], more[1::2])]
+    for before, after in pairs:
+        if before not in text:
+            raise SystemExit(f"{name}: {before!r} not found in {file}")
+        text = text.replace(before, after, 1)
     (OUT / name).mkdir(parents=True, exist_ok=True)
-    (OUT / name / file).write_text(text.replace(old, new, 1), encoding="utf-8")
+    (OUT / name / file).write_text(text, encoding="utf-8")
 
 
 def write(name, file, value):
@@ -41,6 +45,8 @@ def main():
     variant("unknown-field", "cases.json", '"reviewer_expected": true', '"reviewer_expectd": true')
     variant("missing-field", "runs.json", '      "engine_version": "granska 1.0",\n', '')
     variant("wrong-type", "runs.json", '"repetitions": 2,', '"repetitions": "2",')
+    # a day that does not exist, in the same file as a type error: both are reported at once
+    variant("bad-date", "runs.json", '"date": "2026-02-10",', '"date": "2026-02-30",', '"repetitions": 2,', '"repetitions": "2",')
     variant("duplicate-case-id", "cases.json", '"id": "papers-absent",', '"id": "tap-clean",')
     variant("dangling-rule", "cases.json", '"rules": [\n              "R-FORVARING-1"', '"rules": [\n              "R-FORVARING"')
     variant("passage-not-found", "cases.json", '"quote": "Läckan är åtgärdad."', '"quote": "Läckan är helt åtgärdad."')
