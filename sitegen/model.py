@@ -224,6 +224,7 @@ class Config:
     publish: tuple[PublishedFile, ...]
     internal_fields: tuple[str, ...]
     document_language: str | None = None  # language of documents, rules and engine answers, for `lang` on them
+    case_text_language: str | None = None  # language of case titles and pair descriptions, for `lang` on them
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,6 +181,7 @@ def _config(doc: JsonText, out: _Collector) -> m.Config:
         publish=tuple(m.PublishedFile(p["record"], p["name"]) for p in v["publish"]),
         internal_fields=tuple(v["internal_fields"]),
         document_language=v.get("document_language"),
+        case_text_language=v.get("case_text_language"),
     )
 
 

@@ -73,6 +73,7 @@ def make_records(folder: Path, *, publish_hidden=False):
         answers=("answers.json",),
         publish=(m.PublishedFile("cases.json", "granska-quality-cases.json"), m.PublishedFile("results.json", "granska-quality-results.json")),
         internal_fields=(),
+        case_text_language="en",
     )
     setup = m.Setup("setup-merge", "{}", "ab" * 32, True)
     suite = m.Suite("s1", 1, "Suite", ("cure-unchecked", "hostile-doc", "tap-sample"))
@@ -767,3 +768,18 @@ def test_the_document_type_is_a_word_of_the_page_language_and_an_unknown_one_its
     assert "<dd>inspection note</dd>" in site["en/cases/cu/cure-unchecked/index.html"].decode()
     renderer = Renderer("sv", translations()["sv"], config=make_records(records_dir).config, languages=("sv", "en"), build_date="")
     assert str(renderer.env.globals["word"].document_type["permit-<x>"]) == "<code>permit-&lt;x&gt;</code>"
+
+
+def test_case_titles_and_pair_descriptions_carry_the_language_they_were_written_in(site, records_dir):
+    """Accessibility: text in another language than the page's is marked, so a screen reader pronounces it right."""
+    for lang in ("sv", "en"):
+        for path in ("cases/cu/cure-unchecked/index.html", "cases/cu/cure-unchecked/2026-09-02-release.html"):
+            html = site[f"{lang}/{path}"].decode()
+            assert '<h1><span lang="en">Leak reported fixed, checker not named</span>' in html
+        assert '<span lang="en">One detail.</span>' in site[f"{lang}/cases/cu/cure-unchecked/index.html"].decode()
+    records = make_records(records_dir)
+    unmarked = replace(records, config=replace(records.config, case_text_language=None))
+    renderer = Renderer("sv", translations()["sv"], config=unmarked.config, languages=("sv", "en"), build_date="")
+    bundle = collect_case(unmarked, "cure-unchecked", (), {}, {}, verdicts=None)
+    page = render_case(renderer, bundle)[0].data.decode()
+    assert "<h1><span>Leak reported fixed" in page and "<span>One detail.</span>" in page, "no language is claimed when none is known"
