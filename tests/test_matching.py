@@ -32,6 +32,7 @@ CASES = [
      finding(quote="Läckan\tär  åtgärdad.\nÅtgärden utfördes av\r\ndriftpersonalen samma dag."), V6, m.MATCHED, m.EXACT, None),
     ("case differs: no folding", expected(), finding(quote="läckan är åtgärdad."), V6, m.UNEXPECTED, None, "evidence"),
     ("punctuation differs: no stripping", expected(), finding(quote="Läckan är åtgärdad"), V6, m.UNEXPECTED, None, "evidence"),
+    ("Unicode form differs: no normalisation", expected(), finding(quote="La\u0308ckan är åtgärdad."), V6, m.UNEXPECTED, None, "evidence"),
     ("accepted rule only as support", expected(), finding(rule="R-2", supporting=("R-1",)), V6, m.UNEXPECTED, None, "rule.support"),
     ("rule the key does not accept", expected(), finding(rule="R-2"), V6, m.UNEXPECTED, None, "rule"),
     ("a strength where a flaw is expected", expected(), finding(kind="strength"), V6, m.UNEXPECTED, None, "kind"),
