@@ -32,6 +32,7 @@ CASES = [
      finding(quote="Läckan\tär  åtgärdad.\nÅtgärden utfördes av\r\ndriftpersonalen samma dag."), V6, m.MATCHED, m.EXACT, None),
     ("case differs: no folding", expected(), finding(quote="läckan är åtgärdad."), V6, m.UNEXPECTED, None, "evidence"),
     ("punctuation differs: no stripping", expected(), finding(quote="Läckan är åtgärdad"), V6, m.UNEXPECTED, None, "evidence"),
+    ("Unicode form differs: no normalisation", expected(), finding(quote="La\u0308ckan är åtgärdad."), V6, m.UNEXPECTED, None, "evidence"),
     ("accepted rule only as support", expected(), finding(rule="R-2", supporting=("R-1",)), V6, m.UNEXPECTED, None, "rule.support"),
     ("rule the key does not accept", expected(), finding(rule="R-2"), V6, m.UNEXPECTED, None, "rule"),
     ("a strength where a flaw is expected", expected(), finding(kind="strength"), V6, m.UNEXPECTED, None, "kind"),
@@ -43,6 +44,7 @@ CASES = [
     ("expected absence answered with nothing quoted", expected(no_passage=True), finding(quote=None), V6, m.MATCHED, m.NO_EVIDENCE, None),
     ("location instead of a quote", expected(), finding(quote=None, location=(4, 4)), V6, m.MATCHED, m.LOCATION, None),
     ("location on another line", expected(), finding(quote=None, location=(3, 4)), V6, m.UNEXPECTED, None, "evidence"),
+    ("location wider than the passage's lines", expected(), finding(quote=None, location=(4, 5)), V6, m.UNEXPECTED, None, "evidence"),
     ("no evidence for a passage", expected(), finding(quote=None), V6, m.UNEXPECTED, None, "evidence"),
     ("passage given by lines only, quote equals the line", expected(quote=None, lines=(6, 6)), finding(quote="Plomberna undersöktes."),
      V6, m.MATCHED, m.EXACT, None),
@@ -102,6 +104,37 @@ def test_of_several_findings_on_one_passage_the_first_exact_one_is_matched():
         ("f1", m.DUPLICATE, m.CONTAINED), ("f2", m.MATCHED, m.EXACT), ("f3", m.DUPLICATE, m.EXACT), ("f4", m.DUPLICATE, m.LOCATION)]
 
 
+def test_most_matches_wins_even_over_exact_quotes():
+    # f1 quotes e1's passage exactly and is wider than e2's (contained); f2 only reaches e1, and only as a contained match.
+    # Giving f1 its exact match would leave e2 unmatched: the maximum matching pairs f1-e2 and f2-e1, both contained.
+    e1 = expected("e1", rules=("R-1", "R-2"), quote="Läckan är åtgärdad.")
+    e2 = expected("e2", rules=("R-1",), quote="är åtgärdad.")
+    f1 = finding("f1", rule="R-1", quote="Läckan är åtgärdad.")
+    f2 = finding("f2", rule="R-2", quote="Läckan är åtgärdad. Åtgärden utfördes")
+    verdict = judge([e1, e2], [f1, f2])
+    assert [(v.finding.id, v.category, v.key_finding, v.evidence) for v in verdict.findings] == [
+        ("f1", m.MATCHED, "e2", m.CONTAINED), ("f2", m.MATCHED, "e1", m.CONTAINED)]
+
+
+def test_between_equally_large_assignments_the_one_with_more_exact_matches_wins():
+    # Both assignments match both expected findings; f1 is contained in e1's passage but exact on e2's, f2 points by location.
+    e1 = expected("e1", quote="är åtgärdad.")
+    e2 = expected("e2", quote="Läckan är åtgärdad.")
+    f1 = finding("f1", quote="Läckan är åtgärdad.")
+    f2 = finding("f2", quote=None, location=(4, 4))
+    verdict = judge([e1, e2], [f1, f2])
+    assert [(v.finding.id, v.key_finding, v.evidence) for v in verdict.findings] == [("f1", "e2", m.EXACT), ("f2", "e1", m.LOCATION)]
+
+
+def test_tie_goes_to_the_earlier_expected_finding_in_the_key():
+    # one location on line 4 points at both passages there: the earlier key entry takes it, the later one is missed
+    e1 = expected("e1", quote="Läckan är åtgärdad.")
+    e2 = expected("e2", quote="Åtgärden utfördes av driftpersonalen samma dag.")
+    verdict = judge([e1, e2], [finding("f1", quote=None, location=(4, 4))])
+    assert verdict.findings[0].key_finding == "e1"
+    assert [(v.expected.id, v.finding) for v in verdict.expected] == [("e1", "f1"), ("e2", None)]
+
+
 def test_tie_goes_to_the_earlier_finding():
     verdict = judge([expected()], [finding("b"), finding("a")])
     assert [(v.finding.id, v.category) for v in verdict.findings] == [("b", m.MATCHED), ("a", m.DUPLICATE)]
@@ -114,6 +147,23 @@ def test_category_order_matched_before_prohibited():
     trap = m.KeyFinding("p1", "flaw", ("R-1",), True, key.passage, True)
     verdict = judge([key], [finding()], prohibited=[trap])
     assert verdict.findings[0].category == m.MATCHED
+
+
+def test_category_order_duplicate_before_prohibited():
+    # the second finding would match the already matched expected finding and also a prohibited one: it is a duplicate
+    key = expected(rules=("R-1", "R-2"))
+    trap = m.KeyFinding("p1", "flaw", ("R-1",), True, key.passage, True)
+    verdict = judge([key], [finding("f1"), finding("f2")], prohibited=[trap])
+    assert [(v.category, v.key_finding) for v in verdict.findings] == [(m.MATCHED, "e1"), (m.DUPLICATE, "e1")]
+
+
+def test_category_order_prohibited_before_voluntary():
+    # a strength the key allows by rule is still prohibited when it matches a prohibited finding
+    praise = m.KeyFinding("praise", "strength", ("R-1",), False, expected(quote="Plomberna undersöktes.").passage, True)
+    allowed = m.VoluntaryStrength("R-1", None)
+    lured = finding("p", kind="strength", missing=False, quote="Plomberna undersöktes.")
+    verdict = judge([], [lured], prohibited=[praise], voluntary=[allowed])
+    assert (verdict.findings[0].category, verdict.findings[0].key_finding) == (m.PROHIBITED, "praise")
 
 
 def test_prohibited_voluntary_and_unexpected():

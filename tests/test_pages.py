@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import replace
 import pickle
@@ -365,12 +366,31 @@ def test_not_observed_is_words_without_a_number(site):
     assert "Inte observerat" in text(cells[3 + MEASURES.index("REDUCER_SURVIVAL")].encode())
 
 
+def test_a_measure_not_observed_is_words_without_a_number_in_its_chart_too(site):
+    for lang, words in (("en", "Not observed"), ("sv", "Inte observerat")):
+        listed = section_text(site[f"{lang}/index.html"], 'id="chart-reducer_survival"', "</ol>")
+        assert f"2026-09-02-release: – {words}" in listed
+        assert not re.search(r"\d+ (of|av) \d+", listed)
+
+
 def test_crashed_run_is_listed_without_numbers(site):
     row = run_row(site["en/index.html"], "2026-09-05-crash")
     assert "Crashed" in row
     without_date_and_id = row.replace("Sep 5, 2026", "").replace("2026-09-05-crash", "")
     assert not re.search(r"\d+ of \d+", without_date_and_id)
     assert "Avbruten" in run_row(site["sv/index.html"], "2026-09-05-crash")
+
+
+def test_a_miss_dismissed_by_rerun_is_marked_so_on_the_run_page(records_dir, content_dir):
+    # METHOD.md: a dismissed miss counts as passed and is marked "dismissed by rerun" wherever it is shown
+    records = make_records(records_dir)
+    dismissed = m.Observation("GROUNDING", "cure-unchecked", "2", "reviewer", "checker-missing", m.DISMISSED, "evidence", "First miss.")
+    results = {run: dataclasses.replace(r, observations=(dismissed,)) if r.measures else r for run, r in make_results(records).items()}
+    pages = {p.path: p.data for p in render_pages(records, results, verdicts=verdicts_for(records), changelog=None,
+                                                   catalogs=translations(), build_date="2026-09-10", content_dir=content_dir)}
+    for lang, mark in (("en", "dismissed by rerun"), ("sv", "avskriven vid omkörning")):
+        page = text(pages[f"{lang}/runs/2026-09-02-release.html"])
+        assert f"↺ {mark}: cure-unchecked" in page
 
 
 def test_pending_is_distinct_from_pass_and_block_by_word_and_symbol(site):

@@ -49,6 +49,20 @@ def test_invalid_fixture_gives_its_exact_diagnostics(tmp_path, fixture):
     assert lines == expected
 
 
+def test_a_prohibited_finding_identical_to_an_expected_one_is_a_record_error_whatever_the_order_of_its_rules(tmp_path):
+    # the accepted primary rules are a set: listing them in another order does not make the prohibited finding different
+    root = overlay(tmp_path, None)
+    cases = json.loads((root / "cases.json").read_text(encoding="utf-8"))
+    key = cases["case_versions"][0]["key"]
+    key["expected"][0]["rules"] = ["R-ATGARD-2", "R-DATUM-1"]
+    key["prohibited"][0].update(kind="flaw", missing=True, rules=["R-DATUM-1", "R-ATGARD-2"])
+    (root / "cases.json").write_text(json.dumps(cases, ensure_ascii=False, indent=2), encoding="utf-8")
+    with pytest.raises(RecordsError) as caught:
+        load_records(root)
+    (line,) = caught.value.lines()
+    assert line.endswith("[record.prohibited-is-expected]") and '"praise-fixed"' in line and '"checker-missing"' in line
+
+
 # --- worker processes: the same records and the same problems as one process -----------------------
 
 REPOSITORY_RECORDS = Path(__file__).resolve().parent.parent / "records"

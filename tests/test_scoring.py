@@ -1,6 +1,8 @@
 """The seven measures and the states of METHOD.md, each test built from the rule it names."""
 
 from sitegen import model as m
+import pytest
+
 from sitegen.scoring import score_run
 
 from factories import case_version, engine, expected, finding, records
@@ -86,6 +88,15 @@ def test_reviewer_stage_observes_only_reviewer_expected_findings():
     assert (g.passed, g.observed) == (3, 3)  # reviewer: early only; report: early and late
 
 
+def test_a_report_stage_miss_is_settled_by_the_rerun_report():
+    # missed in the delivered report; the rerun's report finds it (its reviewers do not): dismissed, not confirmed
+    synthesis = case_version("cv", expected_findings=[expected(reviewer_expected=False)])
+    rerun = engine([], report=[finding("r")])
+    result = score([synthesis], {("cv", 1): (engine([], report=[]), rerun)}, merge=True)
+    g = measure(result, "GROUNDING")
+    assert (g.observed, g.dismissed, g.failed, g.state) == (1, 1, 0, m.PASS)
+
+
 # --- CLEAN_CASE_FLAWS -------------------------------------------------------------------
 
 
@@ -95,6 +106,16 @@ def test_clean_case_fails_on_any_flaw_and_ignores_strengths():
     assert (measure(ok, "CLEAN_CASE_FLAWS").passed, measure(ok, "CLEAN_CASE_FLAWS").observed) == (1, 1)
     bad = score([CLEAN_CASE], {("clean", 1): (engine([finding("f", quote="Provet togs ur kranen i pumphallen.")]), None)})
     c = measure(bad, "CLEAN_CASE_FLAWS")
+    assert (c.passed, c.observed, c.state) == (0, 1, m.BLOCK)
+
+
+def test_clean_case_fails_on_a_flaw_that_is_also_prohibited():
+    # the lure of a clean case is itself a flaw: it fails PROHIBITED_OUTPUT and CLEAN_CASE_FLAWS alike
+    lure = m.KeyFinding("lure", "flaw", ("R-1",), True, expected().passage, True)
+    clean = case_version("clean", expected_findings=[], prohibited=[lure])
+    result = score([clean], {("clean", 1): (engine([finding("f")]), None)})
+    assert measure(result, "PROHIBITED_OUTPUT").state == m.BLOCK
+    c = measure(result, "CLEAN_CASE_FLAWS")
     assert (c.passed, c.observed, c.state) == (0, 1, m.BLOCK)
 
 
@@ -130,6 +151,21 @@ def test_every_quote_of_every_stage_is_observed():
     assert (obs.stage, obs.subject, obs.reason) == ("report", "r", "quote.not-found")
 
 
+def test_a_quote_differing_only_in_case_is_not_verbatim():
+    result = score([FLAW_CASE], {("leak", 1): (engine([finding("a", quote="läckan är åtgärdad.")]), None)})
+    q = measure(result, "QUOTE_FIDELITY")
+    assert (q.passed, q.observed, q.state) == (0, 1, m.BLOCK)
+
+
+@pytest.mark.parametrize("blank", ["", " ", " \n\t"])
+def test_a_blank_quote_cannot_be_checked_and_fails(blank):
+    result = score([FLAW_CASE], {("leak", 1): (engine([finding("a"), finding("b", quote=blank)]), None)})
+    q = measure(result, "QUOTE_FIDELITY")
+    assert (q.passed, q.observed, q.state) == (1, 2, m.BLOCK)
+    (obs,) = observations(result, "QUOTE_FIDELITY")
+    assert obs.subject == "b"
+
+
 # --- REDUCER_SURVIVAL -------------------------------------------------------------------
 
 
@@ -160,6 +196,19 @@ def test_survival_fails_when_the_kind_changes():
     assert obs[0].reason == "changed.kind"
 
 
+def test_survival_fails_naming_the_missing_flag_when_it_changes():
+    r, obs = survival([finding("a")], [finding("r", missing=False, trace=("a",))])
+    assert (r.passed, r.observed) == (0, 1) and obs[0].reason == "changed.missing"
+
+
+def test_survival_fails_when_the_primary_rule_changes_to_another_accepted_one():
+    # the report still matches the expected finding (the key accepts both rules), but under another primary rule
+    key = expected(rules=("R-1", "R-2"))
+    r, obs = survival([finding("a", rule="R-1")], [finding("r", rule="R-2", trace=("a",))], key=key)
+    assert (r.passed, r.observed, r.state) == (0, 1, m.BLOCK)
+    assert obs[0].reason == "changed.rule"
+
+
 def test_survival_fails_when_it_appears_only_after_the_merge():
     r, obs = survival([], [finding("r")])
     assert (r.observed, obs[0].reason) == (1, "added")
@@ -180,6 +229,12 @@ def test_survival_not_observed_without_the_merge():
 def test_survival_not_observed_when_nobody_reported_it():
     r, _ = survival([], [])
     assert r.observed == 0
+
+
+def test_survival_does_not_observe_a_finding_only_the_merge_is_expected_to_produce():
+    # the key does not expect a reviewer to report it, so appearing only after the merge is no failure: not observed
+    r, obs = survival([], [finding("r")], key=expected(reviewer_expected=False))
+    assert (r.observed, r.state, obs) == (0, m.NOT_OBSERVED, [])
 
 
 # --- INVARIANT_PAIRS --------------------------------------------------------------------
@@ -211,10 +266,35 @@ def test_invariance_pair_fails_on_a_different_number_of_unexpected_findings():
     assert observations(result, "INVARIANT_PAIRS")[0].reason == "count.unexpected"
 
 
+def test_invariance_pair_fails_when_the_primary_rule_differs():
+    # both versions match the expected finding, but under different accepted rules: they do not read alike
+    a = case_version("lic-f", expected_findings=[expected(rules=("R-1", "R-2"))], case="lic")
+    b = case_version("lic-m", expected_findings=[expected(rules=("R-1", "R-2"))], case="lic")
+    pair = m.Pair("lic", "invariance", ("lic-f", "lic-m"), "pronoun", False)
+    answers = {("lic-f", 1): (engine([finding("a", rule="R-1")]), None), ("lic-m", 1): (engine([finding("z", rule="R-2")]), None)}
+    result = score([a, b], answers, pairs=[pair])
+    p = measure(result, "INVARIANT_PAIRS")
+    assert (p.passed, p.observed, p.state) == (0, 1, m.BLOCK)
+    assert observations(result, "INVARIANT_PAIRS")[0].reason == "expected"
+
+
 def test_contrast_pairs_and_pairs_with_different_rules_are_never_compared():
     for kwargs in ({"kind": "contrast"}, {"rules_differ": True}):
         result = pair_records(engine([]), engine([finding("z")]), **kwargs)
         assert measure(result, "INVARIANT_PAIRS").state == m.NOT_OBSERVED
+
+
+def test_invariance_pair_compares_the_versions_within_each_repetition():
+    # repetition 1: both found; repetition 2: only the first version found it. Each repetition is one observation.
+    a = case_version("lic-f", expected_findings=[expected()], case="lic")
+    b = case_version("lic-m", expected_findings=[expected()], case="lic")
+    pair = m.Pair("lic", "invariance", ("lic-f", "lic-m"), "pronoun", False)
+    answers = {("lic-f", 1): (engine([finding("a")]), None), ("lic-m", 1): (engine([finding("z")]), None),
+               ("lic-f", 2): (engine([finding("a")]), None), ("lic-m", 2): (engine([]), None)}
+    result = score([a, b], answers, pairs=[pair], repetitions=2)
+    p = measure(result, "INVARIANT_PAIRS")
+    assert (p.passed, p.observed) == (1, 2)
+    assert [o.repetition for o in observations(result, "INVARIANT_PAIRS")] == ["2"]
 
 
 # --- IDENTICAL_INPUT_STABILITY ----------------------------------------------------------
@@ -235,6 +315,17 @@ def test_stability_fails_when_an_outcome_differs():
     assert (obs.repetition, obs.reason) == ("1-2", "outcome") and "e1" in obs.detail
 
 
+def test_stability_compares_each_stage_on_its_own():
+    # the reviewers agree in both repetitions; only the delivered report differs, so only the report stage fails
+    answers = {("leak", 1): (engine([finding("a")], report=[finding("r", trace=("a",))]), None),
+               ("leak", 2): (engine([finding("a")], report=[]), None)}
+    result = score([FLAW_CASE], answers, repetitions=2, merge=True)
+    s = measure(result, "IDENTICAL_INPUT_STABILITY")
+    assert (s.passed, s.observed) == (1, 2)
+    (obs,) = observations(result, "IDENTICAL_INPUT_STABILITY")
+    assert (obs.stage, obs.reason) == (m.REPORT, "outcome")
+
+
 def test_stability_compares_counts_not_identities():
     u1 = finding("u1", rule="R-2", missing=False, quote="Provet togs ur kranen i pumphallen.")
     u2 = finding("u2", rule="R-2", missing=False, quote="Plomberna undersöktes.")
@@ -249,6 +340,29 @@ def test_stability_leaves_voluntary_strengths_out():
     assert measure(score([cv], answers, repetitions=2), "IDENTICAL_INPUT_STABILITY").state == m.PASS
 
 
+PRAISE = m.KeyFinding("praise", "strength", ("R-2",), False, expected(quote="Plomberna undersöktes.").passage, True)
+PRAISED = finding("p", kind="strength", rule="R-2", missing=False, quote="Plomberna undersöktes.")
+UNEXPECTED_FLAW = finding("u", rule="R-2", missing=False, quote="Provet togs ur kranen i pumphallen.")
+STRENGTH_KEY = expected("s1", kind="strength", rules=("R-2",), missing=False, quote="Objekt: Pumpstation Norra, Kalmar kommun.")
+KEPT = finding("s", kind="strength", rule="R-2", missing=False, quote="Objekt: Pumpstation Norra, Kalmar kommun.")
+KEPT_AGAIN = finding("s-dup", kind="strength", rule="R-2", missing=False, quote="Objekt: Pumpstation Norra, Kalmar kommun.")
+
+
+@pytest.mark.parametrize("count,first,second", [
+    # each row: the two repetitions have the same outcomes, and only the named count differs
+    ("flaws", [finding("a"), finding("dup")], [finding("a")]),  # a duplicate flaw
+    ("strengths", [finding("a"), KEPT, KEPT_AGAIN], [finding("a"), KEPT]),  # a duplicate strength
+    ("unexpected", [finding("a"), UNEXPECTED_FLAW], [finding("a"), finding("dup")]),
+    ("prohibited", [finding("a"), KEPT, PRAISED], [finding("a"), KEPT, KEPT_AGAIN]),
+])
+def test_stability_fails_when_one_count_differs(count, first, second):
+    cv = case_version("cv", expected_findings=[expected(), STRENGTH_KEY], prohibited=[PRAISE])
+    answers = {("cv", 1): (engine(first), None), ("cv", 2): (engine(second), None)}
+    result = score([cv], answers, repetitions=2)
+    (obs,) = observations(result, "IDENTICAL_INPUT_STABILITY")
+    assert obs.reason == f"count.{count}"
+
+
 # --- states and outcome -----------------------------------------------------------------
 
 
@@ -257,6 +371,12 @@ def test_outcome_pass_says_nothing_about_unobserved_measures():
     states = {x.measure: x.state for x in result.measures}
     assert result.outcome == m.PASS
     assert states["REDUCER_SURVIVAL"] == m.NOT_OBSERVED and states["GROUNDING"] == m.PASS
+
+
+def test_outcome_is_not_observed_when_every_measure_is():
+    result = score([], {})  # a suite with nothing in it: no measure has anything to count
+    assert {x.state for x in result.measures} == {m.NOT_OBSERVED}
+    assert result.outcome == m.NOT_OBSERVED
 
 
 def test_block_wins_over_pending():
