@@ -269,15 +269,16 @@ def _tangled_components(edges: dict[int, tuple[tuple[int, str], ...]]) -> list[l
 
 
 def _best_assignment(members: list[int], edges) -> dict[int, tuple[int, str]]:
+    if all(len(edges[fi]) == 1 for fi in members):
+        # several findings for one expected finding (the others are duplicates): the search below would pick the first
+        # exact one, else the first. Decided here however many findings there are, before the search limit below.
+        winner = next((fi for fi in members if _RANK[edges[fi][0][1]] == 0), members[0])
+        return {winner: edges[winner][0]}
     count = 1
     for fi in members:
         count *= len(edges[fi]) + 1
     if count > _SEARCH_LIMIT:
         return _greedy(members, edges)
-    if all(len(edges[fi]) == 1 for fi in members):
-        # several findings for one expected finding (the others are duplicates): the search below picks the first exact one, else the first
-        winner = next((fi for fi in members if _RANK[edges[fi][0][1]] == 0), members[0])
-        return {winner: edges[winner][0]}
     options = [[None] + sorted(edges[fi], key=lambda e: e[0]) for fi in members]
     best_score = None
     best: dict[int, tuple[int, str]] = {}

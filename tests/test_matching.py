@@ -104,6 +104,16 @@ def test_of_several_findings_on_one_passage_the_first_exact_one_is_matched():
         ("f1", m.DUPLICATE, m.CONTAINED), ("f2", m.MATCHED, m.EXACT), ("f3", m.DUPLICATE, m.EXACT), ("f4", m.DUPLICATE, m.LOCATION)]
 
 
+@pytest.mark.parametrize("exact_ones", [1, 11, 12, 40])
+def test_an_exact_match_wins_over_a_contained_one_however_many_findings_point_at_the_passage(exact_ones):
+    """METHOD.md: prefer exact over contained matches. The answer's length must not change which finding is matched."""
+    contained = finding("f0", quote="Läckan är åtgärdad. Åtgärden utfördes")
+    verdict = judge([expected()], [contained, *(finding(f"f{i}") for i in range(1, exact_ones + 1))])
+    assert [(v.finding.id, v.category, v.evidence) for v in verdict.findings][:2] == [
+        ("f0", m.DUPLICATE, m.CONTAINED), ("f1", m.MATCHED, m.EXACT)]
+    assert all(v.category == m.DUPLICATE for v in verdict.findings[2:])
+
+
 def test_most_matches_wins_even_over_exact_quotes():
     # f1 quotes e1's passage exactly and is wider than e2's (contained); f2 only reaches e1, and only as a contained match.
     # Giving f1 its exact match would leave e2 unmatched: the maximum matching pairs f1-e2 and f2-e1, both contained.
