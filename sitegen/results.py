@@ -6,7 +6,7 @@ import difflib
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 from . import model as m
 from .collector import collector_paused
@@ -213,7 +213,8 @@ def verify_results(records: m.Records, recorded: Mapping[str, m.RunResult], fres
     _raise_problems(records, recorded, differences)
 
 
-def _raise_problems(records: m.Records, recorded: Mapping[str, m.RunResult], differences: Mapping[str, Difference | None]) -> None:
+def _locator(records: m.Records) -> Callable[[str | None, str, str], Diagnostic]:
+    """A diagnostic placed in the results record by file, line and column of a pointer, as every record problem is."""
     source = records.files.get("results.json")
     path = source.path if source else "results.json"
     parsed: list = []  # the record is parsed again for line numbers only when there is a problem to place
@@ -226,6 +227,11 @@ def _raise_problems(records: m.Records, recorded: Mapping[str, m.RunResult], dif
                 return parsed[0].diagnostic(pointer, message, code)
         return Diagnostic(path, None, None, pointer, message, code)
 
+    return at
+
+
+def _raise_problems(records: m.Records, recorded: Mapping[str, m.RunResult], differences: Mapping[str, Difference | None]) -> None:
+    at = _locator(records)
     problems = []
     index = {run_id: i for i, run_id in enumerate(recorded)}
     for run in records.published_runs:
@@ -298,6 +304,8 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
     lines: list[str] = []
     problems: list[Diagnostic] = []
     updated = dict(recorded)
+    at = _locator(records)
+    index = {run_id: i for i, run_id in enumerate(recorded)}
     for run_id in run_ids:
         run, result = known[run_id], fresh[run_id]
         summary = _summary(result)
@@ -307,9 +315,9 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
         if run_id in recorded:
             difference = compare_result(recorded[run_id], result)
             if difference is not None:
-                problems.append(Diagnostic("results.json", None, None, difference.pointer,
-                                           f"scoring run {run_id} again does not reproduce its recorded results; nothing was written\n"
-                                           + difference.diff.rstrip("\n"), "results.stale"))
+                problems.append(at(f"/runs/{index[run_id]}{difference.pointer}",
+                                   f"scoring run {run_id} again does not reproduce its recorded results; nothing was written\n"
+                                   + difference.diff.rstrip("\n"), "results.stale"))
                 continue
             lines.append(f"{run_id}: {summary} (reproduces the record)")
         else:

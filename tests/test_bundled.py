@@ -169,3 +169,30 @@ def test_every_version_change_is_explained_by_a_hand_written_entry(records):
         entry_row = changelog.row(row.explained_by)
         assert entry_row.kind == "entry" and entry_row.explains == key
         assert entry_row.explains_anchor == row.anchor, "the entry points back at the change it explains"
+
+
+def test_scoring_a_run_that_does_not_reproduce_its_record_writes_nothing_and_places_the_difference(tmp_path, capsys):
+    """A recorded result is never rewritten silently; the refusal names the file, line and pointer like every record problem."""
+    import json
+    import re
+    import shutil
+
+    from sitegen.cli import main
+
+    root = tmp_path / "records"
+    shutil.copytree(RECORDS, root)
+    results = json.loads((root / "results.json").read_text(encoding="utf-8"))
+    index = next(i for i, r in enumerate(results["runs"]) if r["run"] == "2026-09-16-release")
+    measure = next(i for i, x in enumerate(results["runs"][index]["measures"]) if x["measure"] == "GROUNDING")
+    results["runs"][index]["measures"][measure]["passed"] -= 1
+    (root / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+    before = (root / "results.json").read_bytes()
+
+    code = main(["score", "2026-09-16-release", "--records", str(root)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    first = err.splitlines()[0]
+    assert re.match(rf"{re.escape(str(root / 'results.json'))}:\d+:\d+: /runs/{index}/measures/{measure}/passed: error: "
+                    r"scoring run 2026-09-16-release again does not reproduce", first), first
+    assert "[results.stale]" in err and "--- recorded 2026-09-16-release" in err  # the difference is shown
+    assert (root / "results.json").read_bytes() == before
