@@ -210,3 +210,31 @@ def test_run_page_lists_the_regressions_with_links_to_the_cases(tmp_path):
     # the earliest run of a scorer has nothing comparable before it: no comparison section
     first = (out / "en" / "runs" / "2026-08-18-v1-baseline.html").read_text(encoding="utf-8")
     assert 'id="comparison-heading"' not in first
+
+
+def test_what_else_differs_between_comparable_runs_is_said_next_to_the_counts(records, capsys):
+    """Runs are compared only when compatible; a report or engine version that differs is allowed, but the reader is told."""
+    from dataclasses import replace
+
+    from sitegen.comparison import allowed_differences, incompatibilities
+
+    a = records.run(NIGHTLY)
+    b = replace(a, id="b", report_version=a.report_version + 1, engine_version=a.engine_version + "-next")
+    assert incompatibilities(records, a, b) == ()
+    assert allowed_differences(a, b) == (
+        f"report: version {a.report_version} (runner {a.runner_version}, run record {a.run_record_version}) vs version "
+        f"{a.report_version + 1} (runner {a.runner_version}, run record {a.run_record_version})",
+        f"engine: {a.engine_version} vs {a.engine_version}-next",
+    )
+    assert allowed_differences(a, a) == ()
+
+    pairs = [(x, y) for x in records.published_runs for y in records.published_runs
+             if x.date < y.date and not incompatibilities(records, x, y) and allowed_differences(x, y)]
+    assert pairs, "the bundled runs include a comparable pair with another report or engine version"
+    x, y = pairs[0]
+    code, text, _ = compare(capsys, x.id, y.id)
+    assert code == 0
+    for note in allowed_differences(x, y):
+        assert f"note: {note}" in text.splitlines()
+    code, raw, _ = compare(capsys, x.id, y.id, "--format", "json")
+    assert json.loads(raw)["other_differences"] == list(allowed_differences(x, y))
