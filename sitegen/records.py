@@ -553,6 +553,7 @@ def _answers(doc: JsonText, items, name: str, out: _Collector, earlier: AnswerSp
     """The answers of one file, checked against the records and against the answers of the files read before it."""
     answers: dict[tuple[str, str, int], m.Answer] = {}
     members = {key: frozenset(suite.case_versions) for key, suite in suites.items()}  # a suite holds up to thousands
+    leaked: dict[str, list] = {}  # unpublished run -> [pointer of its first answer here, how many answers]
     for index, a in items:
         pointer = f"/answers/{index}"
         run = runs.get(a["run"])
@@ -560,7 +561,7 @@ def _answers(doc: JsonText, items, name: str, out: _Collector, earlier: AnswerSp
             out.at(doc, f"{pointer}/run", f'answer for unknown run "{a["run"]}"{_hint(a["run"], runs)}', "record.dangling-reference")
             continue
         if published and not run.published:
-            out.at(doc, f"{pointer}/run", f'answer of unpublished run "{run.id}" in a published file', "publish.unpublished-run")
+            leaked.setdefault(run.id, [f"{pointer}/run", 0])[1] += 1
         if a["case_version"] not in case_versions:
             out.at(doc, f"{pointer}/case_version", f'answer for unknown case version "{a["case_version"]}"{_hint(a["case_version"], case_versions)}',
                    "record.dangling-reference")
@@ -587,6 +588,9 @@ def _answers(doc: JsonText, items, name: str, out: _Collector, earlier: AnswerSp
         if a["rerun"] is not None:
             rerun = _engine_answer(doc, f"{pointer}/rerun", a["rerun"], out, merge=merge, shared=shared)
         answers[key] = m.Answer(a["run"], a["case_version"], a["repetition"], answer, rerun, name)
+    for run_id, (first, count) in leaked.items():  # once per run: a leaked run has as many answers as cases times repetitions
+        more = f" (and {count - 1} more of its answers in this file)" if count > 1 else ""
+        out.at(doc, first, f'answer of unpublished run "{run_id}" in a published file{more}', "publish.unpublished-run")
     return answers
 
 

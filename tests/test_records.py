@@ -253,3 +253,24 @@ def test_a_trailing_comma_in_the_answers_is_a_syntax_error(tmp_path):
     with pytest.raises(RecordsError) as caught:
         load_records(root)
     assert [d.code for d in caught.value.diagnostics] == ["json.syntax"]
+
+
+def test_a_leaked_unpublished_run_is_reported_once_per_file_with_its_count(tmp_path):
+    """All of an unpublished run's answers in a published file are one problem, placed at the first and counted, not one line each."""
+    import json
+
+    root = overlay(tmp_path, None)
+    hidden = json.loads((root / "answers-hidden.json").read_text(encoding="utf-8"))
+    answers = json.loads((root / "answers.json").read_text(encoding="utf-8"))
+    first = len(answers["answers"])
+    answers["answers"].extend(hidden["answers"])
+    hidden["answers"] = []
+    (root / "answers.json").write_text(json.dumps(answers, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (root / "answers-hidden.json").write_text(json.dumps(hidden, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    with pytest.raises(RecordsError) as caught:
+        load_records(root)
+    leaks = [d for d in caught.value.diagnostics if d.code == "publish.unpublished-run"]
+    assert len(leaks) == 1
+    (leak,) = leaks
+    assert leak.pointer == f"/answers/{first}/run" and leak.path.endswith("answers.json")
+    assert leak.message == 'answer of unpublished run "r3" in a published file (and 5 more of its answers in this file)'
