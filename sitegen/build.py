@@ -78,8 +78,9 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     _, comparisons = score_and_compare(records, jobs=jobs, check=verifier, keep_all_changes=False)
     verifier.finish()
     downloads = collect_downloads(records)
-    say("changelog", "")
     changelog = build_changelog(records)
+    hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
+    say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
     catalogs = load_catalogs(LOCALES, records.config.languages)
     return Checked(records, results, downloads, changelog, catalogs, build_date(records), comparisons)
 

@@ -553,3 +553,15 @@ def test_the_downloads_instructions_work_as_written(bundled_site, tmp_path, lang
     assert run(full, some).returncode != 0
     done = run(partial, some)
     assert done.returncode == 0 and done.stdout.splitlines() == [f"{listed[0]}: OK"], done.stdout + done.stderr
+
+
+def test_verbose_build_names_every_phase_with_its_counts(tmp_path, capsys):
+    """`--verbose`: every build phase with counts, the changelog's included."""
+    code = main(["build", "--verbose", "--records", str(RECORDS), "--out", str(tmp_path / "site")])
+    err = capsys.readouterr().err
+    assert code == 0
+    phases = [line.split(": ", 2)[1] for line in err.splitlines() if line.startswith("sitegen: ")]
+    assert phases == ["load", "validate", "verify", "changelog", "render", "write"]
+    changelog = next(line for line in err.splitlines() if line.startswith("sitegen: changelog: "))
+    entries = len(list((RECORDS / "changelog").glob("*.md")))
+    assert re.fullmatch(rf"sitegen: changelog: \d+ changes, {entries} of them hand-written", changelog)
