@@ -72,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_explain)
 
     p = sub.add_parser("fingerprint", help="print the fingerprint of run setups", description=(
-        "Print the SHA-256 of the canonical JSON of each run setup's configuration, the value setups.json must carry."))
+        "Print the SHA-256 of the canonical JSON of each run setup's configuration, the value setups.json must carry. "
+        "Reads setups.json alone, so it works for a new or edited setup whose fingerprint is missing or stale: "
+        "such a line ends with what is stored instead, \"(stored: ...)\" or \"(not stored yet)\"."))
     _records_arg(p)
     p.add_argument("setups", nargs="*", metavar="SETUP", help="setup ids (default: all)")
     p.set_defaults(handler=_fingerprint)
@@ -201,13 +203,23 @@ def _explain(args) -> int:
 
 
 def _fingerprint(args) -> int:
-    records = _load(args)
-    chosen = args.setups or sorted(records.setups)
-    for setup_id in chosen:
-        if setup_id not in records.setups:
-            raise UsageError(f'unknown run setup "{setup_id}"')
-        print(f"{records.setups[setup_id].fingerprint}  {setup_id}")
+    from .records import setup_fingerprints
+
+    found = {f.setup: f for f in setup_fingerprints(Path(args.records))}
+    unknown = [setup_id for setup_id in args.setups if setup_id not in found]
+    if unknown:
+        raise UsageError(f"unknown run setup(s): {', '.join(unknown)} (setups.json has: {', '.join(sorted(found))})")
+    for setup_id in args.setups or sorted(found):
+        print(_fingerprint_line(found[setup_id]))
     return 0
+
+
+def _fingerprint_line(found) -> str:
+    """`HASH  setup`, and what setups.json stores instead when it is not that hash."""
+    line = f"{found.computed}  {found.setup}"
+    if found.matches:
+        return line
+    return line + ("  (not stored yet)" if found.stored is None else f"  (stored: {found.stored})")
 
 
 def _release_check(args) -> int:

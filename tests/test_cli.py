@@ -120,7 +120,7 @@ def _broken_copy(tmp_path: Path, fixture: str) -> Path:
     return root
 
 
-@pytest.mark.parametrize("command", [["build", "--out", "SITE"], ["fingerprint"], ["score", "--all"], ["explain", "r1", "leak-unchecked"]])
+@pytest.mark.parametrize("command", [["build", "--out", "SITE"], ["compare", "r2", "r3"], ["score", "--all"], ["explain", "r1", "leak-unchecked"]])
 def test_bad_records_exit_2_with_located_diagnostics(capsys, tmp_path, command):
     root = _broken_copy(tmp_path, "dangling-rule")
     argv = [str(tmp_path / "site") if a == "SITE" else a for a in command] + ["--records", str(root)]
@@ -147,7 +147,7 @@ def test_every_problem_of_a_broken_folder_is_printed_once(capsys, tmp_path):
     root = _broken_copy(tmp_path, "unknown-field")
     for f in (DATA / "invalid" / "wrong-type").glob("*.json"):
         shutil.copy(f, root / f.name)
-    code, _, err = _run(capsys, "fingerprint", "--records", str(root))
+    code, _, err = _run(capsys, "compare", "r2", "r3", "--records", str(root))
     assert code == 2
     codes = sorted(DIAGNOSTIC.match(line)["code"] for line in err.splitlines())
     assert codes == ["record.type", "record.unknown-field"]
@@ -170,6 +170,60 @@ def test_fingerprint_prints_each_setup_with_its_sha256(capsys):
     setups = json.loads((SMALL / "setups.json").read_text(encoding="utf-8"))["setups"]
     expected = [f"{fingerprint(s['configuration'])}  {s['id']}" for s in sorted(setups, key=lambda s: s["id"])]
     assert out.splitlines() == expected
+
+
+def _edited_setups(tmp_path: Path, edit) -> Path:
+    import json
+
+    root = tmp_path / "records"
+    shutil.copytree(SMALL, root)
+    value = json.loads((root / "setups.json").read_text(encoding="utf-8"))
+    edit(value["setups"])
+    (root / "setups.json").write_text(json.dumps(value, indent=2) + "\n", encoding="utf-8")
+    return root
+
+
+def test_fingerprint_prints_it_for_a_new_or_edited_setup_and_what_is_stored_instead(capsys, tmp_path):
+    """What the loader's refusal tells the publisher to run works exactly when the records do not load."""
+    from sitegen.records import fingerprint
+
+    def edit(setups):
+        solo, duo = setups
+        del solo["fingerprint"]
+        duo["configuration"]["model"] = "edited"
+        setups.append({"id": "new", "configuration": {"merge": True}, "fingerprint": "x"})
+
+    root = _edited_setups(tmp_path, edit)
+    code, _, err = _run(capsys, "build", "--records", str(root), "--out", str(tmp_path / "site"))
+    assert code == 2 and "/setups/0: error: missing required field \"fingerprint\"" in err and "/setups/2/fingerprint" in err
+    code, out, err = _run(capsys, "fingerprint", "--records", str(root))
+    assert code == 0 and err == ""
+    import json
+
+    setups = {s["id"]: s for s in json.loads((root / "setups.json").read_text(encoding="utf-8"))["setups"]}
+    assert out.splitlines() == [
+        f"{fingerprint(setups['duo']['configuration'])}  duo  (stored: {setups['duo']['fingerprint']})",
+        f"{fingerprint({'merge': True})}  new  (stored: x)",
+        f"{fingerprint(setups['solo']['configuration'])}  solo  (not stored yet)",
+    ]
+    code, out, _ = _run(capsys, "fingerprint", "--records", str(root), "solo")
+    assert code == 0 and out.splitlines() == [f"{fingerprint(setups['solo']['configuration'])}  solo  (not stored yet)"]
+
+
+def test_fingerprint_refuses_setups_without_a_valid_configuration_with_located_diagnostics(capsys, tmp_path):
+    root = _edited_setups(tmp_path, lambda setups: setups[1]["configuration"].pop("merge"))
+    code, out, err = _run(capsys, "fingerprint", "--records", str(root))
+    assert code == 2 and out == ""
+    (line,) = err.splitlines()
+    found = DIAGNOSTIC.match(line)
+    assert found, line
+    assert (found["path"], found["pointer"], found["code"]) == (str(root / "setups.json"), "/setups/1/configuration", "record.missing-field")
+
+
+def test_fingerprint_refuses_an_unknown_setup_before_printing_anything(capsys):
+    code, out, err = _run(capsys, "fingerprint", "--records", str(SMALL), "solo", "nope")
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and "nope" in err
 
 
 def test_end_to_end_as_a_user_runs_it(tmp_path):
