@@ -28,8 +28,31 @@ def _records_arg(parser: argparse.ArgumentParser) -> None:
 
 
 def _jobs_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
-                        help="worker processes to use (default: 1); results are identical for any N")
+    parser.add_argument("--jobs", "-j", type=_worker_count, default=1, metavar="N",
+                        help="worker processes to use, at least 1 (default: 1); results are identical for any N")
+
+
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def _worker_count(text: str) -> int:
+    """--jobs N: one process or more."""
+    value = _whole_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    """--port N: a TCP port, or 0 for one the system picks (the line saying where it serves names it)."""
+    value = _whole_number(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port from 1 to 65535 (or 0 for any free port), not {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,8 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Score the named runs with the scorer version each run names and write their results into results.json. "
         "A run already in the record must reproduce byte for byte; otherwise nothing is written and the difference is shown."))
     _records_arg(p)
-    p.add_argument("runs", nargs="*", metavar="RUN", help="run ids to score")
-    p.add_argument("--all", action="store_true", help="score every published run")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("runs", nargs="*", default=[], metavar="RUN", help="run ids to score")
+    which.add_argument("--all", action="store_true", help="score every published run (not with RUN)")
     _jobs_arg(p)
     p.set_defaults(handler=_score)
 
@@ -112,10 +136,14 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--slug", help="file name part after the date (default: from category and explains)")
     q.set_defaults(handler=_entry_new)
 
-    p = sub.add_parser("serve", help="build and serve the site on 127.0.0.1, rebuilding when records change")
+    p = sub.add_parser("serve", help="build and serve the site on 127.0.0.1, rebuilding when records change", description=(
+        "Take the port on 127.0.0.1, build the site into OUT as build does, and serve it there for a look in a browser; "
+        "the records are checked every second and the site is rebuilt when one changes (a failed rebuild keeps the "
+        "previous site). Stop with Ctrl-C."))
     _records_arg(p)
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"the site folder, checked as for build (default: {DEFAULT_OUT})")
-    p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default: 8000)")
+    p.add_argument("--port", type=_port, default=8000, metavar="N",
+                   help="port on 127.0.0.1, 1 to 65535, or 0 for any free port (default: 8000)")
     p.set_defaults(handler=_serve)
     return parser
 
@@ -141,8 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         return 1
     except OSError as exc:  # disk full, permission denied: the environment, not the records
-        where = f" {exc.filename}" if exc.filename else ""
-        print(f"error:{where}: {exc.strerror or exc}", file=sys.stderr)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
 
 

@@ -74,3 +74,7 @@ class UsageError(SitegenError):
     """The command was called with arguments that cannot work."""
 
     exit_code = 2
+
+
+class ServeError(SitegenError):
+    """The site cannot be served: the address cannot be taken, or the first build left nothing to serve."""

@@ -77,6 +77,14 @@ def test_command_help_exits_0_and_mentions_every_option(capsys, path):
             assert option in out
 
 
+@pytest.mark.parametrize("path", sorted(p for p in OPTIONS if p != ("entry",)), ids=" ".join)
+def test_every_command_help_says_what_it_does(capsys, path):
+    parser = dict(_subparsers(build_parser()))[path]
+    assert parser.description, f"{' '.join(path)} --help has no description"
+    code, out, _ = _run(capsys, *path, "--help")
+    assert code == 0 and parser.description.split()[0] in out
+
+
 def test_version(capsys):
     code, out, err = _run(capsys, "--version")
     assert code == 0
@@ -103,6 +111,59 @@ def test_usage_errors_exit_2_with_a_message_and_no_traceback(capsys, argv):
     assert err.strip(), "a usage error must say what went wrong"
     assert "Traceback" not in err
     assert err.startswith("error: ")
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["build", "--jobs", "0"], "argument --jobs/-j: must be at least 1, not 0"),
+    (["build", "-j", "-1"], "argument --jobs/-j: must be at least 1, not -1"),
+    (["build", "-j", "two"], "argument --jobs/-j: not a whole number: 'two'"),
+    (["score", "--all", "-j", "-3"], "argument --jobs/-j: must be at least 1, not -3"),
+    (["score", "r1", "--jobs", "0"], "argument --jobs/-j: must be at least 1, not 0"),
+    (["score", "--all", "r1"], "argument RUN: not allowed with argument --all"),
+    (["score", "r1", "--all"], "argument --all: not allowed with argument RUN"),
+    (["serve", "--port", "99999"], "argument --port: must be a port from 1 to 65535"),
+    (["serve", "--port", "65536"], "argument --port: must be a port from 1 to 65535"),
+    (["serve", "--port", "-1"], "argument --port: must be a port from 1 to 65535"),
+], ids=lambda value: " ".join(value) if isinstance(value, list) else "")
+def test_bad_numbers_and_conflicting_arguments_are_refused_before_anything_is_read(capsys, tmp_path, argv, fragment):
+    site = ["--out", str(tmp_path / "site")] if argv[0] in ("build", "serve") else []
+    code, out, err = _run(capsys, *argv, "--records", str(tmp_path / "nowhere"), *site)
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: sitegen {argv[0]}: ") and fragment in err and "Traceback" not in err, err
+    assert "nowhere" not in err and not (tmp_path / "site").exists()
+
+
+def test_score_still_takes_runs_or_all_alone(capsys, tmp_path):
+    root = tmp_path / "records"
+    shutil.copytree(SMALL, root)
+    assert _run(capsys, "score", "--records", str(root), "r1", "r2")[0] == 0
+    assert _run(capsys, "score", "--records", str(root), "--all", "-j", "2")[0] == 0
+    code, _, err = _run(capsys, "score", "--records", str(root))
+    assert code == 2 and "--all" in err
+
+
+def test_serve_on_a_port_in_use_says_so_before_building(capsys, tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = _run(capsys, "serve", "--records", str(SMALL), "--out", str(tmp_path / "site"), "--port", str(port))
+    assert code == 1 and out == ""
+    assert err.strip() == f"error: cannot serve on 127.0.0.1:{port}: address already in use"
+    assert not (tmp_path / "site").exists(), "nothing was built"
+
+
+def test_an_environment_error_without_a_file_name_has_no_empty_place(capsys, monkeypatch):
+    import sitegen.cli as cli
+
+    def fail(args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli, "_check", fail)
+    code, _, err = _run(capsys, "check", "--records", str(SMALL))
+    assert code == 1 and err == "error: No space left on device\n"
 
 
 def test_unknown_run_and_case_are_usage_errors(capsys):
