@@ -127,7 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     entry_sub = p.add_subparsers(dest="entry_command", metavar="ACTION", parser_class=_Parser)
     entry_sub.required = True
     q = entry_sub.add_parser("new", help="write a new changelog entry file and print its path", description=(
-        "Write records/changelog/<date>-<slug>.md with the right header and a sentence to replace. Never overwrites."))
+        "Write <date>-<slug>.md into the changelog folder of --records (records/changelog by default) with the right header "
+        "and a sentence to replace, and print its path. Never overwrites: an existing file is refused (exit 2); "
+        "name another with --slug."))
     _records_arg(q)
     q.add_argument("--category", required=True, help="publication-rules, engine-change, measurement-method, test-cases, scoring-rules or run-setup")
     q.add_argument("--explains", metavar="KIND:VERSION", help="the version change it explains, e.g. scorer:7")

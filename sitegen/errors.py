@@ -70,6 +70,11 @@ class OutFolderError(DiagnosticsError):
     or is a folder that is not empty and was not built by sitegen."""
 
 
+class EntryError(DiagnosticsError):
+    """A changelog entry cannot be created as asked: an option's value would not parse, or the file already exists.
+    Each problem is placed at the option (or the file) it concerns."""
+
+
 class UsageError(SitegenError):
     """The command was called with arguments that cannot work."""
 

@@ -287,6 +287,49 @@ def test_fingerprint_refuses_an_unknown_setup_before_printing_anything(capsys):
     assert err.startswith("error: ") and "nope" in err
 
 
+# `place: error: message [code]`, the place being the option (or the file) the problem concerns
+ENTRY_REFUSAL = re.compile(r"^(?P<place>.+?): error: (?P<message>.+) \[(?P<code>entry\.[a-z-]+)\]$")
+
+
+@pytest.mark.parametrize("option, value, code", [
+    ("--category", "measurement", "entry.unknown-category"),
+    ("--explains", "scorer:seven", "entry.bad-explains"),
+    ("--source", "http://example.org/", "entry.bad-source"),
+    ("--date", "2026-13-01", "entry.bad-date"),
+    ("--slug", "../escape", "entry.bad-name"),
+])
+def test_entry_new_refuses_a_bad_value_with_its_option_and_code(capsys, tmp_path, option, value, code):
+    arguments = {"--category": "test-cases", "--date": "2026-10-01"} | {option: value}
+    code_, out, err = _run(capsys, "entry", "new", "--records", str(tmp_path), *[x for pair in arguments.items() for x in pair])
+    assert code_ == 2 and out == ""
+    (line,) = err.splitlines()
+    found = ENTRY_REFUSAL.match(line)
+    assert found, line
+    assert (found["place"], found["code"]) == (option, code) and value in found["message"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_entry_new_refuses_an_existing_file_as_bad_input(capsys, tmp_path):
+    argv = ["entry", "new", "--records", str(tmp_path), "--category", "scoring-rules", "--explains", "scorer:7", "--date", "2026-10-01"]
+    code, out, _ = _run(capsys, *argv)
+    path = tmp_path / "changelog" / "2026-10-01-scorer-7.md"
+    assert code == 0 and out.strip() == str(path)
+    before = path.read_bytes()
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == ""
+    found = ENTRY_REFUSAL.match(err.strip())
+    assert found and found["place"] == str(path) and found["code"] == "entry.exists" and "--slug" in found["message"], err
+    assert path.read_bytes() == before
+    assert _run(capsys, *argv, "--slug", "scorer-7-again")[0] == 0
+
+
+def test_entry_new_help_names_the_folder_it_writes_as_the_one_of_records(capsys):
+    code, out, _ = _run(capsys, "entry", "new", "--help")
+    assert code == 0
+    assert "records/changelog/<date>" not in out
+    assert "changelog folder of --records" in " ".join(out.split())
+
+
 def test_end_to_end_as_a_user_runs_it(tmp_path):
     records = tmp_path / "my records"
     shutil.copytree(SMALL, records)
