@@ -28,8 +28,31 @@ def _records_arg(parser: argparse.ArgumentParser) -> None:
 
 
 def _jobs_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
-                        help="worker processes to use (default: 1); results are identical for any N")
+    parser.add_argument("--jobs", "-j", type=_worker_count, default=1, metavar="N",
+                        help="worker processes to use, at least 1 (default: 1); results are identical for any N")
+
+
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def _worker_count(text: str) -> int:
+    """--jobs N: one process or more."""
+    value = _whole_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    """--port N: a TCP port, or 0 for one the system picks (the line saying where it serves names it)."""
+    value = _whole_number(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port from 1 to 65535 (or 0 for any free port), not {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,8 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Score the named runs with the scorer version each run names and write their results into results.json. "
         "A run already in the record must reproduce byte for byte; otherwise nothing is written and the difference is shown."))
     _records_arg(p)
-    p.add_argument("runs", nargs="*", metavar="RUN", help="run ids to score")
-    p.add_argument("--all", action="store_true", help="score every published run")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("runs", nargs="*", default=[], metavar="RUN", help="run ids to score")
+    which.add_argument("--all", action="store_true", help="score every published run (not with RUN)")
     _jobs_arg(p)
     p.set_defaults(handler=_score)
 
@@ -72,7 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_explain)
 
     p = sub.add_parser("fingerprint", help="print the fingerprint of run setups", description=(
-        "Print the SHA-256 of the canonical JSON of each run setup's configuration, the value setups.json must carry."))
+        "Print the SHA-256 of the canonical JSON of each run setup's configuration, the value setups.json must carry. "
+        "Reads setups.json alone, so it works for a new or edited setup whose fingerprint is missing or stale: "
+        "such a line ends with what is stored instead, \"(stored: ...)\" or \"(not stored yet)\"."))
     _records_arg(p)
     p.add_argument("setups", nargs="*", metavar="SETUP", help="setup ids (default: all)")
     p.set_defaults(handler=_fingerprint)
@@ -101,7 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     entry_sub = p.add_subparsers(dest="entry_command", metavar="ACTION", parser_class=_Parser)
     entry_sub.required = True
     q = entry_sub.add_parser("new", help="write a new changelog entry file and print its path", description=(
-        "Write records/changelog/<date>-<slug>.md with the right header and a sentence to replace. Never overwrites."))
+        "Write <date>-<slug>.md into the changelog folder of --records (records/changelog by default) with the right header "
+        "and a sentence to replace, and print its path. Never overwrites: an existing file is refused (exit 2); "
+        "name another with --slug."))
     _records_arg(q)
     q.add_argument("--category", required=True, help="publication-rules, engine-change, measurement-method, test-cases, scoring-rules or run-setup")
     q.add_argument("--explains", metavar="KIND:VERSION", help="the version change it explains, e.g. scorer:7")
@@ -110,10 +138,14 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--slug", help="file name part after the date (default: from category and explains)")
     q.set_defaults(handler=_entry_new)
 
-    p = sub.add_parser("serve", help="build and serve the site on 127.0.0.1, rebuilding when records change")
+    p = sub.add_parser("serve", help="build and serve the site on 127.0.0.1, rebuilding when records change", description=(
+        "Take the port on 127.0.0.1, build the site into OUT as build does, and serve it there for a look in a browser; "
+        "the records are checked every second and the site is rebuilt when one changes (a failed rebuild keeps the "
+        "previous site). Stop with Ctrl-C."))
     _records_arg(p)
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"the site folder, checked as for build (default: {DEFAULT_OUT})")
-    p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default: 8000)")
+    p.add_argument("--port", type=_port, default=8000, metavar="N",
+                   help="port on 127.0.0.1, 1 to 65535, or 0 for any free port (default: 8000)")
     p.set_defaults(handler=_serve)
     return parser
 
@@ -139,8 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         return 1
     except OSError as exc:  # disk full, permission denied: the environment, not the records
-        where = f" {exc.filename}" if exc.filename else ""
-        print(f"error:{where}: {exc.strerror or exc}", file=sys.stderr)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
 
 
@@ -201,13 +233,23 @@ def _explain(args) -> int:
 
 
 def _fingerprint(args) -> int:
-    records = _load(args)
-    chosen = args.setups or sorted(records.setups)
-    for setup_id in chosen:
-        if setup_id not in records.setups:
-            raise UsageError(f'unknown run setup "{setup_id}"')
-        print(f"{records.setups[setup_id].fingerprint}  {setup_id}")
+    from .records import setup_fingerprints
+
+    found = {f.setup: f for f in setup_fingerprints(Path(args.records))}
+    unknown = [setup_id for setup_id in args.setups if setup_id not in found]
+    if unknown:
+        raise UsageError(f"unknown run setup(s): {', '.join(unknown)} (setups.json has: {', '.join(sorted(found))})")
+    for setup_id in args.setups or sorted(found):
+        print(_fingerprint_line(found[setup_id]))
     return 0
+
+
+def _fingerprint_line(found) -> str:
+    """`HASH  setup`, and what setups.json stores instead when it is not that hash."""
+    line = f"{found.computed}  {found.setup}"
+    if found.matches:
+        return line
+    return line + ("  (not stored yet)" if found.stored is None else f"  (stored: {found.stored})")
 
 
 def _release_check(args) -> int:

@@ -9,7 +9,7 @@ from datetime import date as Date
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sitegen.errors import Diagnostic, RecordsError, SitegenError, UsageError
+from sitegen.errors import Diagnostic, EntryError, RecordsError
 from sitegen.model import Entry
 
 CATEGORIES = (
@@ -43,7 +43,7 @@ _HEADER = re.compile(r"([A-Za-z0-9_-]+):(?: (.*))?")
 EXPLAINS_FORMS = "scorer:N, report:N/runner:N/run-record:N or assessment:N/policy:ID"
 
 
-class EntryExistsError(SitegenError):
+class EntryExistsError(EntryError):
     """An entry file of that name already exists; a new entry never overwrites an old one."""
 
 
@@ -182,11 +182,9 @@ def load_entries(folder: Path) -> tuple[Entry, ...]:
     problems: list[Diagnostic] = []
     for file in sorted(p for p in folder.iterdir() if p.suffix == ".md" and p.is_file()):
         path = str(file)
-        if not _NAME.fullmatch(file.stem):
-            problems.append(Diagnostic(
-                path, None, None, None,
-                f'file name "{file.name}" is not a safe identifier ({_IDENTIFIER} before ".md")',
-                "entry.bad-name"))
+        bad_name = _check_name(file.stem)
+        if bad_name is not None:
+            problems.append(Diagnostic(path, None, None, None, bad_name, "entry.bad-name"))
             continue
         try:
             text = file.read_bytes().decode("utf-8")
@@ -228,22 +226,23 @@ def create_entry(
     source: str | None = None,
     slug: str | None = None,
 ) -> Path:
-    """Write `<date>-<slug>.md` for the maintainer to complete, never replacing an existing entry."""
-    reasons = [
-        reason
-        for reason in (
-            check_category(category),
-            check_explains(explains) if explains is not None else None,
-            check_date(date),
-            check_source(source) if source is not None else None,
-        )
-        if reason is not None
-    ]
+    """Write `<date>-<slug>.md` for the maintainer to complete, never replacing an existing entry.
+
+    Refuses (EntryError) values the entry would not parse with, each placed at the `sitegen entry new` option that
+    gave it and coded as the changelog codes that problem in an entry's header, and an existing file (EntryExistsError).
+    """
     stem = f"{date}-{slug if slug is not None else slug_for(explains, category)}"
-    if not _NAME.fullmatch(stem):
-        reasons.append(f'file name "{stem}.md" is not a safe identifier ({_IDENTIFIER} before ".md")')
-    if reasons:
-        raise UsageError("; ".join(reasons))
+    named_by = "--slug" if slug is not None else "--explains"  # a category always makes a safe name
+    unsafe = _unsafe_name(stem, date=date, explains=explains, slug=slug)
+    problems = [problem for problem in (
+        _refused_value("--category", "category", category),
+        _refused_value("--explains", "explains", explains),
+        _refused_value("--date", "date", date),
+        _refused_value("--source", "source", source),
+        Diagnostic(named_by, None, None, None, unsafe, "entry.bad-name") if unsafe is not None else None,
+    ) if problem is not None]
+    if problems:
+        raise EntryError(problems)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{stem}.md"
     text = render_entry(category=category, explains=explains, date=date, source=source)
@@ -251,8 +250,30 @@ def create_entry(
         with open(target, "x", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
     except FileExistsError:
-        raise EntryExistsError(f"{target} already exists; edit it or choose another slug") from None
+        raise EntryExistsError([Diagnostic(str(target), None, None, None,
+                                           "an entry of that name already exists; edit it, or name another with --slug",
+                                           "entry.exists")]) from None
     return target
+
+
+def _refused_value(option: str, field: str, value: str | None) -> Diagnostic | None:
+    """Why `value`, given with `option`, would not parse as the header field `field`, coded as the changelog codes it."""
+    check, code = _CHECKS[field]
+    reason = check(value) if value is not None else None
+    return None if reason is None else Diagnostic(option, None, None, None, reason, code)
+
+
+def _unsafe_name(stem: str, *, date: str, explains: str | None, slug: str | None) -> str | None:
+    """Why a new entry's file name is unsafe, unless that only follows from a bad --date or --explains already reported."""
+    if check_date(date) is not None or (slug is None and explains is not None and check_explains(explains) is not None):
+        return None
+    return _check_name(stem)
+
+
+def _check_name(stem: str) -> str | None:
+    if _NAME.fullmatch(stem):
+        return None
+    return f'file name "{stem}.md" is not a safe identifier ({_IDENTIFIER} before ".md")'
 
 
 def _diagnostic_order(d: Diagnostic) -> tuple:

@@ -70,7 +70,16 @@ class OutFolderError(DiagnosticsError):
     or is a folder that is not empty and was not built by sitegen."""
 
 
+class EntryError(DiagnosticsError):
+    """A changelog entry cannot be created as asked: an option's value would not parse, or the file already exists.
+    Each problem is placed at the option (or the file) it concerns."""
+
+
 class UsageError(SitegenError):
     """The command was called with arguments that cannot work."""
 
     exit_code = 2
+
+
+class ServeError(SitegenError):
+    """The site cannot be served: the address cannot be taken, or the first build left nothing to serve."""

@@ -24,11 +24,16 @@ def explain_case(records: m.Records, run_id: str, case_id: str, *, repetition: i
         raise UsageError(f'unknown run "{run_id}"') from None
     if case_id not in records.case_versions:
         raise UsageError(f'unknown case version "{case_id}"')
+    if case_id not in records.suite(run.suite, run.suite_version).case_versions:
+        raise UsageError(f'case version "{case_id}" is not in the suite run {run_id} tested '
+                         f'({run.suite} version {run.suite_version})')
     cv = records.case_versions[case_id]
     stages = records.stages(run)
     if stage is not None and stage not in stages:
         raise UsageError(f"run {run_id} has no {stage} stage (it has: {', '.join(stages)})")
-    repetitions = [repetition] if repetition else list(range(1, run.repetitions + 1))
+    if repetition is not None and not 1 <= repetition <= run.repetitions:
+        raise UsageError(f"run {run_id} has no repetition {repetition} (it has repetitions 1 to {run.repetitions})")
+    repetitions = [repetition] if repetition is not None else list(range(1, run.repetitions + 1))
     out = [f"run {run.id} (scorer v{run.scorer_version}, {run.matching_method}), case version {cv.id}: {cv.title}"]
     result = score_run(records, run.id)
     verdicts = verdict_source(records)

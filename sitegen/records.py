@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import Callable
 
 from . import model as m
 from .collector import collector_paused
@@ -54,7 +55,9 @@ class _Collector:
 
 
 def _read(root: Path, name: str, schema: str, out: _Collector, files: dict[str, m.SourceFile], *,
-          internal: frozenset[str] = frozenset()) -> JsonText | None:
+          internal: frozenset[str] = frozenset(), checked: Callable[[object], object] | None = None) -> JsonText | None:
+    """One records file read, parsed strictly and checked against its schema (or `checked` of its value is: a stand-in
+    with the same places); None, with the problems in `out`, when any of that fails."""
     path = root / name
     shown = str(path)
     try:
@@ -78,7 +81,7 @@ def _read(root: Path, name: str, schema: str, out: _Collector, files: dict[str, 
             message, code = f'internal field "{key}" must never reach a published file', "publish.internal-field"
         out.at(doc, pointer, message, code)
 
-    validate(schema, doc.value, report)
+    validate(schema, checked(doc.value) if checked else doc.value, report)
     return doc if len(out.diagnostics) == before else None
 
 
@@ -95,11 +98,15 @@ def load_records(root: Path | str, *, jobs: int = 1) -> m.Records:
         return records
 
 
+def _require_folder(root: Path) -> None:
+    if not root.is_dir():
+        raise RecordsError([Diagnostic(str(root), None, None, None, "records folder does not exist", "record.folder-missing")])
+
+
 def _load(root: Path, jobs: int) -> m.Records:
     out = _Collector()
     files: dict[str, m.SourceFile] = {}
-    if not root.is_dir():
-        raise RecordsError([Diagnostic(str(root), None, None, None, "records folder does not exist", "record.folder-missing")])
+    _require_folder(root)
 
     config_doc = _read(root, CONFIG_FILE, "config", out, files)
     setups_doc = _read(root, SETUPS_FILE, "setups", out, files)
@@ -208,6 +215,52 @@ def _setups(doc: JsonText, out: _Collector) -> dict[str, m.Setup]:
                    "(sitegen computes it; run `sitegen fingerprint` to print it)", "record.fingerprint")
         setups.setdefault(s["id"], m.Setup(s["id"], canonical_configuration(s["configuration"]), computed, s["configuration"]["merge"]))
     return setups
+
+
+@dataclass(frozen=True)
+class SetupFingerprint:
+    """A run setup's fingerprint as computed from its configuration, and what setups.json stores (None: nothing)."""
+
+    setup: str
+    computed: str
+    stored: str | None
+
+    @property
+    def matches(self) -> bool:
+        return self.stored == self.computed
+
+
+def setup_fingerprints(root: Path | str) -> tuple[SetupFingerprint, ...]:
+    """Every setup's fingerprint from setups.json alone, in file order, beside the one it stores.
+
+    For `sitegen fingerprint`, which is how a new or edited setup gets its fingerprint: a stored fingerprint that is
+    missing, malformed or stale is therefore no problem here. Anything else wrong with setups.json (unreadable, not
+    JSON, a setup without a valid configuration, a repeated id) is, and raises RecordsError with located diagnostics.
+    """
+    root = Path(root)
+    _require_folder(root)
+    out = _Collector()
+    doc = _read(root, SETUPS_FILE, "setups", out, {}, checked=_with_computed_fingerprints)
+    if doc is not None:
+        _duplicates(doc, doc.value["setups"], "/setups", "run setup", out)
+    if out.diagnostics:
+        raise RecordsError(out.diagnostics)
+    return tuple(SetupFingerprint(s["id"], fingerprint(s["configuration"]), _stored(s)) for s in doc.value["setups"])
+
+
+def _with_computed_fingerprints(value: object) -> object:
+    """setups.json as it would be with every fingerprint right, to check everything else in it at the same places."""
+    if not isinstance(value, dict) or not isinstance(value.get("setups"), list):
+        return value
+    setups = [dict(s, fingerprint=fingerprint(s.get("configuration"))) if isinstance(s, dict) else s for s in value["setups"]]
+    return dict(value, setups=setups)
+
+
+def _stored(setup: dict) -> str | None:
+    if "fingerprint" not in setup:
+        return None
+    stored = setup["fingerprint"]
+    return stored if isinstance(stored, str) else json.dumps(stored)
 
 
 def _passage(doc: JsonText, pointer: str, raw: dict | None, text: DocumentText, out: _Collector) -> m.Passage | None:

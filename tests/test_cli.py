@@ -77,6 +77,14 @@ def test_command_help_exits_0_and_mentions_every_option(capsys, path):
             assert option in out
 
 
+@pytest.mark.parametrize("path", sorted(p for p in OPTIONS if p != ("entry",)), ids=" ".join)
+def test_every_command_help_says_what_it_does(capsys, path):
+    parser = dict(_subparsers(build_parser()))[path]
+    assert parser.description, f"{' '.join(path)} --help has no description"
+    code, out, _ = _run(capsys, *path, "--help")
+    assert code == 0 and parser.description.split()[0] in out
+
+
 def test_version(capsys):
     code, out, err = _run(capsys, "--version")
     assert code == 0
@@ -105,6 +113,59 @@ def test_usage_errors_exit_2_with_a_message_and_no_traceback(capsys, argv):
     assert err.startswith("error: ")
 
 
+@pytest.mark.parametrize("argv, fragment", [
+    (["build", "--jobs", "0"], "argument --jobs/-j: must be at least 1, not 0"),
+    (["build", "-j", "-1"], "argument --jobs/-j: must be at least 1, not -1"),
+    (["build", "-j", "two"], "argument --jobs/-j: not a whole number: 'two'"),
+    (["score", "--all", "-j", "-3"], "argument --jobs/-j: must be at least 1, not -3"),
+    (["score", "r1", "--jobs", "0"], "argument --jobs/-j: must be at least 1, not 0"),
+    (["score", "--all", "r1"], "argument RUN: not allowed with argument --all"),
+    (["score", "r1", "--all"], "argument --all: not allowed with argument RUN"),
+    (["serve", "--port", "99999"], "argument --port: must be a port from 1 to 65535"),
+    (["serve", "--port", "65536"], "argument --port: must be a port from 1 to 65535"),
+    (["serve", "--port", "-1"], "argument --port: must be a port from 1 to 65535"),
+], ids=lambda value: " ".join(value) if isinstance(value, list) else "")
+def test_bad_numbers_and_conflicting_arguments_are_refused_before_anything_is_read(capsys, tmp_path, argv, fragment):
+    site = ["--out", str(tmp_path / "site")] if argv[0] in ("build", "serve") else []
+    code, out, err = _run(capsys, *argv, "--records", str(tmp_path / "nowhere"), *site)
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: sitegen {argv[0]}: ") and fragment in err and "Traceback" not in err, err
+    assert "nowhere" not in err and not (tmp_path / "site").exists()
+
+
+def test_score_still_takes_runs_or_all_alone(capsys, tmp_path):
+    root = tmp_path / "records"
+    shutil.copytree(SMALL, root)
+    assert _run(capsys, "score", "--records", str(root), "r1", "r2")[0] == 0
+    assert _run(capsys, "score", "--records", str(root), "--all", "-j", "2")[0] == 0
+    code, _, err = _run(capsys, "score", "--records", str(root))
+    assert code == 2 and "--all" in err
+
+
+def test_serve_on_a_port_in_use_says_so_before_building(capsys, tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = _run(capsys, "serve", "--records", str(SMALL), "--out", str(tmp_path / "site"), "--port", str(port))
+    assert code == 1 and out == ""
+    assert err.strip() == f"error: cannot serve on 127.0.0.1:{port}: address already in use"
+    assert not (tmp_path / "site").exists(), "nothing was built"
+
+
+def test_an_environment_error_without_a_file_name_has_no_empty_place(capsys, monkeypatch):
+    import sitegen.cli as cli
+
+    def fail(args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli, "_check", fail)
+    code, _, err = _run(capsys, "check", "--records", str(SMALL))
+    assert code == 1 and err == "error: No space left on device\n"
+
+
 def test_unknown_run_and_case_are_usage_errors(capsys):
     code, _, err = _run(capsys, "explain", "--records", str(SMALL), "no-such-run", "leak-unchecked")
     assert code == 2 and "no-such-run" in err and "Traceback" not in err
@@ -120,7 +181,7 @@ def _broken_copy(tmp_path: Path, fixture: str) -> Path:
     return root
 
 
-@pytest.mark.parametrize("command", [["build", "--out", "SITE"], ["fingerprint"], ["score", "--all"], ["explain", "r1", "leak-unchecked"]])
+@pytest.mark.parametrize("command", [["build", "--out", "SITE"], ["compare", "r2", "r3"], ["score", "--all"], ["explain", "r1", "leak-unchecked"]])
 def test_bad_records_exit_2_with_located_diagnostics(capsys, tmp_path, command):
     root = _broken_copy(tmp_path, "dangling-rule")
     argv = [str(tmp_path / "site") if a == "SITE" else a for a in command] + ["--records", str(root)]
@@ -147,7 +208,7 @@ def test_every_problem_of_a_broken_folder_is_printed_once(capsys, tmp_path):
     root = _broken_copy(tmp_path, "unknown-field")
     for f in (DATA / "invalid" / "wrong-type").glob("*.json"):
         shutil.copy(f, root / f.name)
-    code, _, err = _run(capsys, "fingerprint", "--records", str(root))
+    code, _, err = _run(capsys, "compare", "r2", "r3", "--records", str(root))
     assert code == 2
     codes = sorted(DIAGNOSTIC.match(line)["code"] for line in err.splitlines())
     assert codes == ["record.type", "record.unknown-field"]
@@ -170,6 +231,103 @@ def test_fingerprint_prints_each_setup_with_its_sha256(capsys):
     setups = json.loads((SMALL / "setups.json").read_text(encoding="utf-8"))["setups"]
     expected = [f"{fingerprint(s['configuration'])}  {s['id']}" for s in sorted(setups, key=lambda s: s["id"])]
     assert out.splitlines() == expected
+
+
+def _edited_setups(tmp_path: Path, edit) -> Path:
+    import json
+
+    root = tmp_path / "records"
+    shutil.copytree(SMALL, root)
+    value = json.loads((root / "setups.json").read_text(encoding="utf-8"))
+    edit(value["setups"])
+    (root / "setups.json").write_text(json.dumps(value, indent=2) + "\n", encoding="utf-8")
+    return root
+
+
+def test_fingerprint_prints_it_for_a_new_or_edited_setup_and_what_is_stored_instead(capsys, tmp_path):
+    """What the loader's refusal tells the publisher to run works exactly when the records do not load."""
+    from sitegen.records import fingerprint
+
+    def edit(setups):
+        solo, duo = setups
+        del solo["fingerprint"]
+        duo["configuration"]["model"] = "edited"
+        setups.append({"id": "new", "configuration": {"merge": True}, "fingerprint": "x"})
+
+    root = _edited_setups(tmp_path, edit)
+    code, _, err = _run(capsys, "build", "--records", str(root), "--out", str(tmp_path / "site"))
+    assert code == 2 and "/setups/0: error: missing required field \"fingerprint\"" in err and "/setups/2/fingerprint" in err
+    code, out, err = _run(capsys, "fingerprint", "--records", str(root))
+    assert code == 0 and err == ""
+    import json
+
+    setups = {s["id"]: s for s in json.loads((root / "setups.json").read_text(encoding="utf-8"))["setups"]}
+    assert out.splitlines() == [
+        f"{fingerprint(setups['duo']['configuration'])}  duo  (stored: {setups['duo']['fingerprint']})",
+        f"{fingerprint({'merge': True})}  new  (stored: x)",
+        f"{fingerprint(setups['solo']['configuration'])}  solo  (not stored yet)",
+    ]
+    code, out, _ = _run(capsys, "fingerprint", "--records", str(root), "solo")
+    assert code == 0 and out.splitlines() == [f"{fingerprint(setups['solo']['configuration'])}  solo  (not stored yet)"]
+
+
+def test_fingerprint_refuses_setups_without_a_valid_configuration_with_located_diagnostics(capsys, tmp_path):
+    root = _edited_setups(tmp_path, lambda setups: setups[1]["configuration"].pop("merge"))
+    code, out, err = _run(capsys, "fingerprint", "--records", str(root))
+    assert code == 2 and out == ""
+    (line,) = err.splitlines()
+    found = DIAGNOSTIC.match(line)
+    assert found, line
+    assert (found["path"], found["pointer"], found["code"]) == (str(root / "setups.json"), "/setups/1/configuration", "record.missing-field")
+
+
+def test_fingerprint_refuses_an_unknown_setup_before_printing_anything(capsys):
+    code, out, err = _run(capsys, "fingerprint", "--records", str(SMALL), "solo", "nope")
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and "nope" in err
+
+
+# `place: error: message [code]`, the place being the option (or the file) the problem concerns
+ENTRY_REFUSAL = re.compile(r"^(?P<place>.+?): error: (?P<message>.+) \[(?P<code>entry\.[a-z-]+)\]$")
+
+
+@pytest.mark.parametrize("option, value, code", [
+    ("--category", "measurement", "entry.unknown-category"),
+    ("--explains", "scorer:seven", "entry.bad-explains"),
+    ("--source", "http://example.org/", "entry.bad-source"),
+    ("--date", "2026-13-01", "entry.bad-date"),
+    ("--slug", "../escape", "entry.bad-name"),
+])
+def test_entry_new_refuses_a_bad_value_with_its_option_and_code(capsys, tmp_path, option, value, code):
+    arguments = {"--category": "test-cases", "--date": "2026-10-01"} | {option: value}
+    code_, out, err = _run(capsys, "entry", "new", "--records", str(tmp_path), *[x for pair in arguments.items() for x in pair])
+    assert code_ == 2 and out == ""
+    (line,) = err.splitlines()
+    found = ENTRY_REFUSAL.match(line)
+    assert found, line
+    assert (found["place"], found["code"]) == (option, code) and value in found["message"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_entry_new_refuses_an_existing_file_as_bad_input(capsys, tmp_path):
+    argv = ["entry", "new", "--records", str(tmp_path), "--category", "scoring-rules", "--explains", "scorer:7", "--date", "2026-10-01"]
+    code, out, _ = _run(capsys, *argv)
+    path = tmp_path / "changelog" / "2026-10-01-scorer-7.md"
+    assert code == 0 and out.strip() == str(path)
+    before = path.read_bytes()
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == ""
+    found = ENTRY_REFUSAL.match(err.strip())
+    assert found and found["place"] == str(path) and found["code"] == "entry.exists" and "--slug" in found["message"], err
+    assert path.read_bytes() == before
+    assert _run(capsys, *argv, "--slug", "scorer-7-again")[0] == 0
+
+
+def test_entry_new_help_names_the_folder_it_writes_as_the_one_of_records(capsys):
+    code, out, _ = _run(capsys, "entry", "new", "--help")
+    assert code == 0
+    assert "records/changelog/<date>" not in out
+    assert "changelog folder of --records" in " ".join(out.split())
 
 
 def test_end_to_end_as_a_user_runs_it(tmp_path):

@@ -16,7 +16,7 @@ from sitegen.entries import (
     load_entries,
     parse_entry,
 )
-from sitegen.errors import RecordsError, SitegenError, UsageError
+from sitegen.errors import EntryError, RecordsError, SitegenError
 from sitegen.model import Entry
 
 DATA = Path(__file__).parent / "data" / "changelog"
@@ -215,24 +215,38 @@ def test_create_entry_refuses_to_overwrite(tmp_path):
     before = path.read_bytes()
     with pytest.raises(EntryExistsError) as caught:
         create_entry(tmp_path, category="scoring-rules", explains="scorer:7", date="2026-10-01", source=SOURCE)
-    assert isinstance(caught.value, SitegenError)
-    assert str(path) in str(caught.value)
+    assert isinstance(caught.value, SitegenError) and caught.value.exit_code == 2, "an existing file is bad input"
+    (problem,) = caught.value.diagnostics
+    assert (problem.path, problem.code) == (str(path), "entry.exists") and "--slug" in problem.message
     assert path.read_bytes() == before
 
 
-@pytest.mark.parametrize("arguments, fragment", [
-    ({"category": "measurement"}, 'unknown category "measurement"'),
-    ({"explains": "scorer:seven"}, 'explains "scorer:seven" is not one of'),
-    ({"date": "2026-13-01"}, 'date "2026-13-01" is not an ISO date'),
-    ({"source": "http://example.org/"}, 'source "http://example.org/" is not an https URL'),
-    ({"slug": "../escape"}, 'file name "2026-10-01-../escape.md" is not a safe identifier'),
+@pytest.mark.parametrize("arguments, place, code, fragment", [
+    ({"category": "measurement"}, "--category", "entry.unknown-category", 'unknown category "measurement"'),
+    ({"explains": "scorer:seven"}, "--explains", "entry.bad-explains", 'explains "scorer:seven" is not one of'),
+    ({"date": "2026-13-01"}, "--date", "entry.bad-date", 'date "2026-13-01" is not an ISO date'),
+    ({"date": "2026/10/01"}, "--date", "entry.bad-date", 'date "2026/10/01" is not an ISO date'),
+    ({"source": "http://example.org/"}, "--source", "entry.bad-source", 'source "http://example.org/" is not an https URL'),
+    ({"slug": "../escape"}, "--slug", "entry.bad-name", 'file name "2026-10-01-../escape.md" is not a safe identifier'),
 ])
-def test_create_entry_refuses_arguments_that_would_not_parse(tmp_path, arguments, fragment):
+def test_create_entry_refuses_arguments_that_would_not_parse(tmp_path, arguments, place, code, fragment):
+    """Each problem once, placed at its option and coded as the changelog codes it in an entry's header."""
     base = {"category": "test-cases", "explains": None, "date": "2026-10-01", "source": SOURCE}
-    with pytest.raises(UsageError) as caught:
+    with pytest.raises(EntryError) as caught:
         create_entry(tmp_path, **(base | arguments))
-    assert fragment in str(caught.value)
+    assert caught.value.exit_code == 2
+    (problem,) = caught.value.diagnostics
+    assert (problem.path, problem.code) == (place, code) and fragment in problem.message
+    assert problem.format() == f"{place}: error: {problem.message} [{code}]"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_create_entry_reports_every_bad_argument_at_once(tmp_path):
+    with pytest.raises(EntryError) as caught:
+        create_entry(tmp_path, category="x", explains="bad", date="2026-13-01", source="http://example.org/")
+    assert [(d.path, d.code) for d in caught.value.diagnostics] == [
+        ("--category", "entry.unknown-category"), ("--explains", "entry.bad-explains"),
+        ("--date", "entry.bad-date"), ("--source", "entry.bad-source")]
 
 
 def test_categories_are_the_documented_six():

@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from sitegen.errors import CatalogError, Diagnostic, DiagnosticsError, OutFolderError, PublicationError, RecordsError
+from sitegen.errors import CatalogError, Diagnostic, DiagnosticsError, EntryError, OutFolderError, PublicationError, RecordsError
 
 PROBLEMS = (
     Diagnostic("records/runs.json", 3, 7, "/runs/0/date", "expected a date like 2026-09-10", "schema.format"),
@@ -14,7 +14,7 @@ PROBLEMS = (
 )
 
 
-@pytest.mark.parametrize("kind", [DiagnosticsError, RecordsError, PublicationError, CatalogError, OutFolderError])
+@pytest.mark.parametrize("kind", [DiagnosticsError, RecordsError, PublicationError, CatalogError, OutFolderError, EntryError])
 def test_a_diagnostics_error_pickles_with_its_type_and_diagnostics(kind):
     copy = pickle.loads(pickle.dumps(kind(list(PROBLEMS))))
     assert type(copy) is kind

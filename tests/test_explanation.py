@@ -156,3 +156,35 @@ def test_explain_can_narrow_to_one_repetition_and_stage(capsys):
     out = explain(capsys, "request-refused", "--repetition", "1", "--stage", "report")
     assert set(sections(out)) == {(1, "report")}
     assert all("(repetition 1, report," in line or "(repetition 1-" in line for line in not_passed(out))
+
+
+def _refused(capsys, *argv: str) -> str:
+    code = main(["explain", *argv])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "", out
+    assert err.startswith("error: ") and "Traceback" not in err
+    return err
+
+
+@pytest.mark.parametrize("repetition", ["0", "-1", "4"])
+def test_a_repetition_the_run_does_not_have_is_refused(capsys, repetition):
+    err = _refused(capsys, "--records", str(RECORDS), RUN, "tap-sample", "--repetition", repetition)
+    assert f"repetition {repetition}" in err and "1 to 3" in err and RUN in err
+
+
+def test_a_case_version_outside_the_runs_suite_is_refused(capsys, tmp_path):
+    """A case version of another suite is known to the records, but the run never saw it: nothing to explain."""
+    import json
+    import shutil
+
+    small = Path(__file__).parent / "data" / "records-small"
+    root = tmp_path / "records"
+    shutil.copytree(small, root)
+    cases = json.loads((root / "cases.json").read_text(encoding="utf-8"))
+    other = dict(cases["case_versions"][0], id="leak-unchecked-other")
+    cases["case_versions"].append(other)
+    cases["suites"].append({"id": "other", "version": 1, "title": "Another suite", "case_versions": [other["id"]]})
+    (root / "cases.json").write_text(json.dumps(cases, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert "leak-unchecked-other" in load_records(root).case_versions
+    err = _refused(capsys, "--records", str(root), "r1", "leak-unchecked-other")
+    assert '"leak-unchecked-other"' in err and "r1" in err and "mini version 1" in err

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from factories import json_paths
 from sitegen import model as m
 from sitegen.errors import RecordsError
-from sitegen.records import fingerprint, load_records
+from sitegen.records import fingerprint, load_records, setup_fingerprints
 
 DATA = Path(__file__).parent / "data"
 SMALL = DATA / "records-small"
@@ -141,6 +141,73 @@ def test_fingerprint_is_sha256_of_canonical_configuration():
     configuration = {"b": [1, "å"], "a": {"merge": True}}
     canonical = '{"a":{"merge":true},"b":[1,"å"]}'.encode("utf-8")
     assert fingerprint(configuration) == hashlib.sha256(canonical).hexdigest()
+
+
+def _edit_setups(root: Path, edit) -> None:
+    path = root / "setups.json"
+    value = json.loads(path.read_text(encoding="utf-8"))
+    edit(value["setups"])
+    path.write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def test_setup_fingerprints_need_no_right_stored_fingerprint(tmp_path):
+    """A new setup (no fingerprint), a placeholder, an edited configuration: the records do not load, the fingerprints come."""
+    root = overlay(tmp_path, None)
+
+    def edit(setups):
+        del setups[0]["fingerprint"]
+        setups[1]["configuration"]["model"] = "edited"
+        setups.append({"id": "new", "configuration": {"merge": True}, "fingerprint": "x"})
+
+    _edit_setups(root, edit)
+    with pytest.raises(RecordsError):
+        load_records(root)
+    setups = json.loads((root / "setups.json").read_text(encoding="utf-8"))["setups"]
+    found = setup_fingerprints(root)
+    assert [(f.setup, f.computed, f.stored) for f in found] == [
+        (setups[0]["id"], fingerprint(setups[0]["configuration"]), None),
+        (setups[1]["id"], fingerprint(setups[1]["configuration"]), setups[1]["fingerprint"]),
+        ("new", fingerprint({"merge": True}), "x"),
+    ]
+    assert not any(f.matches for f in found)
+
+
+def test_setup_fingerprints_match_what_the_loader_computes(tmp_path):
+    records = load_records(overlay(tmp_path, None))
+    found = setup_fingerprints(SMALL)
+    assert {f.setup: f.computed for f in found} == {s.id: s.fingerprint for s in records.setups.values()}
+    assert all(f.matches for f in found)
+
+
+def test_setup_fingerprints_refuse_setups_without_a_valid_configuration(tmp_path):
+    root = overlay(tmp_path, None)
+
+    def edit(setups):
+        del setups[0]["configuration"]
+        setups[1]["configuration"] = {"model": "no merge"}
+
+    _edit_setups(root, edit)
+    with pytest.raises(RecordsError) as caught:
+        setup_fingerprints(root)
+    found = sorted((d.pointer, d.code) for d in caught.value.diagnostics)
+    assert found == [("/setups/0", "record.missing-field"), ("/setups/1/configuration", "record.missing-field")]
+    assert all(d.path == str(root / "setups.json") and d.line is not None for d in caught.value.diagnostics)
+
+
+def test_setup_fingerprints_refuse_an_unreadable_file_and_repeated_ids(tmp_path):
+    root = overlay(tmp_path, None)
+    (root / "setups.json").write_text("{", encoding="utf-8")
+    with pytest.raises(RecordsError) as caught:
+        setup_fingerprints(root)
+    assert [d.code for d in caught.value.diagnostics] == ["json.syntax"]
+    shutil.copy(SMALL / "setups.json", root / "setups.json")
+    _edit_setups(root, lambda setups: setups.append(dict(setups[0])))
+    with pytest.raises(RecordsError) as caught:
+        setup_fingerprints(root)
+    assert [d.code for d in caught.value.diagnostics] == ["record.duplicate-id"]
+    with pytest.raises(RecordsError) as caught:
+        setup_fingerprints(tmp_path / "nowhere")
+    assert [d.code for d in caught.value.diagnostics] == ["record.folder-missing"]
 
 
 def test_missing_folder_and_file(tmp_path):

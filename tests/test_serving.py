@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sitegen.errors import OutFolderError
+from sitegen.errors import OutFolderError, ServeError
 from sitegen.serving import serve
 
 SMALL = Path(__file__).parent / "data" / "records-small"
@@ -54,3 +54,25 @@ def test_serve_refuses_a_folder_that_is_not_a_site_instead_of_serving_it(tmp_pat
     assert [d.code for d in caught.value.diagnostics] == ["out.not-a-site"]
     assert lines == [], "nothing was built or served"
     assert [p.name for p in tmp_path.iterdir()] == ["mine"] and (out / "important.txt").read_bytes() == b"keep me"
+
+
+def test_serve_takes_the_port_before_building_and_names_it_when_it_is_in_use(tmp_path):
+    import socket
+
+    out = tmp_path / "site"
+    lines: list[str] = []
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ServeError) as caught:
+            serve(SMALL, out, port=port, log=lines.append, stop=threading.Event())
+    assert str(caught.value) == f"cannot serve on 127.0.0.1:{port}: address already in use"
+    assert lines == [] and not out.exists(), "nothing was built"
+
+
+def test_serve_refuses_a_port_number_beyond_65535_as_a_typed_error(tmp_path):
+    with pytest.raises(ServeError) as caught:
+        serve(SMALL, tmp_path / "site", port=99999, log=[].append, stop=threading.Event())
+    assert "cannot serve on 127.0.0.1:99999" in str(caught.value)
+    assert not (tmp_path / "site").exists()
