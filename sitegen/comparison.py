@@ -128,7 +128,9 @@ def compare_runs(records: m.Records, run_a: str, run_b: str) -> Comparison:
     try:
         a, b = records.run(run_a), records.run(run_b)
     except KeyError as exc:
-        raise UsageError(f"unknown run {exc.args[0]}") from None
+        from .schema import did_you_mean
+
+        raise UsageError(f'unknown run "{exc.args[0]}"{did_you_mean(exc.args[0], (r.id for r in records.runs))}') from None
     problems = incompatibilities(records, a, b)
     if problems:
         raise IncompatibleRunsError(run_a, run_b, problems)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import model as m
 from .errors import UsageError
+from .schema import did_you_mean
 from .scoring import score_run, verdict_source
 
 _REASONS = {
@@ -21,9 +22,9 @@ def explain_case(records: m.Records, run_id: str, case_id: str, *, repetition: i
     try:
         run = records.run(run_id)
     except KeyError:
-        raise UsageError(f'unknown run "{run_id}"') from None
+        raise UsageError(f'unknown run "{run_id}"{did_you_mean(run_id, (r.id for r in records.runs))}') from None
     if case_id not in records.case_versions:
-        raise UsageError(f'unknown case version "{case_id}"')
+        raise UsageError(f'unknown case version "{case_id}"{did_you_mean(case_id, records.case_versions)}')
     if case_id not in records.suite(run.suite, run.suite_version).case_versions:
         raise UsageError(f'case version "{case_id}" is not in the suite run {run_id} tested '
                          f'({run.suite} version {run.suite_version})')

@@ -297,7 +297,9 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
         run_ids = tuple(r.id for r in records.published_runs)
     unknown = [r for r in run_ids if r not in known]
     if unknown:
-        raise UsageError(f"unknown run(s): {', '.join(unknown)}")
+        from .schema import did_you_mean
+
+        raise UsageError("unknown run(s): " + ", ".join(f'"{r}"{did_you_mean(r, known)}' for r in unknown))
     source = records.files.get("results.json")
     recorded = read_results(source.data) if source is not None else {}
     fresh = score_runs(records, tuple(run_ids), jobs=jobs)

@@ -423,3 +423,19 @@ def test_build_into_an_empty_folder_and_again_over_the_site_it_built(capsys, tmp
     assert _run(capsys, "build", "--quiet", "--records", str(SMALL), "--out", str(out))[0] == 0
     assert _listing(out) == first
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+@pytest.mark.parametrize("argv, wrong, right", [
+    (["explain", "2026-09-16-releas", "cure-unchecked"], "2026-09-16-releas", "2026-09-16-release"),
+    (["explain", "2026-09-16-release", "cure-uncheked"], "cure-uncheked", "cure-unchecked"),
+    (["compare", "2026-09-02-nightly", "2026-09-16-releas"], "2026-09-16-releas", "2026-09-16-release"),
+    (["score", "2026-09-16-releas"], "2026-09-16-releas", "2026-09-16-release"),
+])
+def test_a_mistyped_run_or_case_is_refused_with_the_close_name(argv, wrong, right, tmp_path, capsys):
+    import shutil
+
+    records = tmp_path / "records"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "records", records)
+    code = main([*argv, "--records", str(records)])
+    err = capsys.readouterr().err
+    assert code == 2 and f'"{wrong}" (did you mean "{right}"?)' in err and "Traceback" not in err
