@@ -432,8 +432,6 @@ def test_build_into_an_empty_folder_and_again_over_the_site_it_built(capsys, tmp
     (["score", "2026-09-16-releas"], "2026-09-16-releas", "2026-09-16-release"),
 ])
 def test_a_mistyped_run_or_case_is_refused_with_the_close_name(argv, wrong, right, tmp_path, capsys):
-    import shutil
-
     records = tmp_path / "records"
     shutil.copytree(Path(__file__).resolve().parent.parent / "records", records)
     code = main([*argv, "--records", str(records)])
