@@ -61,7 +61,7 @@ class Comparison:
     fingerprint_b: str
     measures: tuple[MeasureDelta, ...]
     changes: tuple[Change, ...]  # regressions first
-    notes: tuple[str, ...] = ()  # what else differs between the runs without making them incomparable (see allowed_differences)
+    notes: tuple[RunDifference, ...] = ()  # what else differs between the runs without making them incomparable
 
     @property
     def setup_changed(self) -> bool:
@@ -80,7 +80,7 @@ class Comparison:
             "runs": [self.run_a, self.run_b],
             "setups": [{"id": self.setup_a, "fingerprint": self.fingerprint_a}, {"id": self.setup_b, "fingerprint": self.fingerprint_b}],
             "setup_changed": self.setup_changed,
-            "other_differences": list(self.notes),
+            "other_differences": [{"what": d.what, "before": d.before, "after": d.after} for d in self.notes],
             "measures": [{"measure": d.measure, "before": list(d.before) if d.before else None,
                           "after": list(d.after) if d.after else None} for d in self.measures],
             "changes": [{"measure": c.measure, "case_version": c.case_version, "repetition": c.repetition, "stage": c.stage,
@@ -108,17 +108,31 @@ def incompatibilities(records: m.Records, a: m.Run, b: m.Run) -> tuple[str, ...]
     return tuple(found)
 
 
-def allowed_differences(a: m.Run, b: m.Run) -> tuple[str, ...]:
+@dataclass(frozen=True, slots=True)
+class RunDifference:
+    """Something besides the setup that differs between two comparable runs: report (version, runner, run record), engine or repetitions."""
+
+    what: str
+    before: object
+    after: object
+
+    def text(self) -> str:
+        if self.what == "report":
+            return "report: version {} (runner {}, run record {}) vs version {} (runner {}, run record {})".format(*self.before, *self.after)
+        return f"{self.what}: {self.before} vs {self.after}"
+
+
+def allowed_differences(a: m.Run, b: m.Run) -> tuple[RunDifference, ...]:
     """What differs between two comparable runs besides the setup: said next to the counts, since it may explain them."""
     found = []
     report_a = (a.report_version, a.runner_version, a.run_record_version)
     report_b = (b.report_version, b.runner_version, b.run_record_version)
     if report_a != report_b:
-        found.append("report: version {} (runner {}, run record {}) vs version {} (runner {}, run record {})".format(*report_a, *report_b))
+        found.append(RunDifference("report", report_a, report_b))
     if a.engine_version != b.engine_version:
-        found.append(f"engine: {a.engine_version} vs {b.engine_version}")
+        found.append(RunDifference("engine", a.engine_version, b.engine_version))
     if a.repetitions != b.repetitions:
-        found.append(f"repetitions: {a.repetitions} vs {b.repetitions}")
+        found.append(RunDifference("repetitions", a.repetitions, b.repetitions))
     return tuple(found)
 
 
@@ -200,7 +214,7 @@ def format_comparison(c: Comparison) -> str:
         lines.append(f"!! run setup changed: {c.setup_a} ({c.fingerprint_a[:12]}) -> {c.setup_b} ({c.fingerprint_b[:12]})")
     else:
         lines.append(f"run setup: {c.setup_a} ({c.fingerprint_a[:12]}) in both")
-    lines.extend(f"note: {note}" for note in c.notes)
+    lines.extend(f"note: {note.text()}" for note in c.notes)
     lines.append("")
     for d in c.measures:
         lines.append(f"  {d.measure:<26} {_show(d.before):>16}  ->  {_show(d.after)}")

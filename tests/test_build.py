@@ -565,3 +565,19 @@ def test_verbose_build_names_every_phase_with_its_counts(tmp_path, capsys):
     changelog = next(line for line in err.splitlines() if line.startswith("sitegen: changelog: "))
     entries = len(list((RECORDS / "changelog").glob("*.md")))
     assert re.fullmatch(rf"sitegen: changelog: \d+ changes, {entries} of them hand-written", changelog)
+
+
+def test_a_run_page_says_what_else_differs_from_the_run_it_is_compared_with(bundled_site):
+    """Runs are compared only when compatible; what else differs (here the engine version) is said in the page's language."""
+    from sitegen.comparison import allowed_differences
+    from sitegen.records import load_records
+
+    records = load_records(RECORDS)
+    before, after = records.run("2026-09-02-nightly"), records.run("2026-09-16-release")
+    (difference,) = allowed_differences(before, after)
+    assert difference.what == "engine"
+    for lang, words in (("sv", "motorversion"), ("en", "engine version")):
+        html = (bundled_site / lang / "runs" / "2026-09-16-release.html").read_text(encoding="utf-8")
+        listed = html[html.index('<ul class="differences">'):]
+        listed = listed[: listed.index("</ul>")]
+        assert f"{words} <code>{before.engine_version}</code> → <code>{after.engine_version}</code>" in listed
