@@ -714,6 +714,9 @@ def test_case_run_page_says_why_each_observation_did_not_pass(site):
         assert "number of flaws differs" in why[: why.index("</ul>")] and "repetition 1–2" in why[: why.index("</ul>")]
     sv = site["sv/cases/cu/cure-unchecked/2026-09-02-release.html"].decode()
     assert "Observationer som inte godkändes rakt av, och varför" in sv
+    # the record's own words are English: a Swedish page says so before them; an English page has no need to
+    assert '<span class="note">I resultatfilen, på engelska:</span> <span class="detail" lang="en">' in sv
+    assert "In the results file" not in html
 
 
 def test_a_first_miss_row_says_what_the_rerun_made_of_it(site, records_dir):
