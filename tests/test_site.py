@@ -100,23 +100,28 @@ def test_a_failure_while_writing_leaves_the_old_site_byte_identical(tmp_path, mo
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no temporary folder left behind
 
 
-def test_a_failed_swap_puts_the_old_site_back(tmp_path, monkeypatch):
+def _rewrite_with_a_rename_refused(tmp_path, monkeypatch, refuse, error: OSError, match: str) -> None:
+    """Write a site, then write it again while `refuse(src)` renames fail: the old site stays, nothing is left beside it."""
     out = tmp_path / "site"
     write_site(PAGES, out, published=PUBLISHED)
     before = tree(out)
     real = site_module.os.rename
 
     def rename(src, dst):
-        if ".tmp-" in str(src):
-            raise OSError("rename refused")
+        if refuse(Path(src), out):
+            raise error
         return real(src, dst)
 
     monkeypatch.setattr(site_module.os, "rename", rename)
-    with pytest.raises(OSError, match="rename refused"):
+    with pytest.raises(OSError, match=match):
         write_site((Page("index.html", b"new"),), out, published=PUBLISHED)
     monkeypatch.undo()
     assert tree(out) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"], "no .site.old- or .site.tmp- folder is left behind"
+
+
+def test_a_failed_swap_puts_the_old_site_back(tmp_path, monkeypatch):
+    _rewrite_with_a_rename_refused(tmp_path, monkeypatch, lambda src, out: ".tmp-" in str(src), OSError("rename refused"), "rename refused")
 
 
 def test_a_successful_write_replaces_the_old_site_entirely(tmp_path):
@@ -236,22 +241,7 @@ def test_the_staging_folder_goes_when_anything_fails(tmp_path):
 
 def test_a_failed_rename_of_the_old_site_leaves_no_folder_beside_it(tmp_path, monkeypatch):
     """The folder the old site is put aside in goes again when the old site cannot be moved into it."""
-    out = tmp_path / "site"
-    write_site(PAGES, out, published=PUBLISHED)
-    before = tree(out)
-    real = site_module.os.rename
-
-    def rename(src, dst):
-        if Path(src) == out:
-            raise OSError(16, "Device or resource busy")
-        return real(src, dst)
-
-    monkeypatch.setattr(site_module.os, "rename", rename)
-    with pytest.raises(OSError, match="busy"):
-        write_site((Page("index.html", b"new"),), out, published=PUBLISHED)
-    monkeypatch.undo()
-    assert tree(out) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"], "no .site.old- or .site.tmp- folder is left behind"
+    _rewrite_with_a_rename_refused(tmp_path, monkeypatch, lambda src, out: src == out, OSError(16, "Device or resource busy"), "busy")
 
 
 # --- where a site may be written: only a new path, an empty folder or a site sitegen built ----------
