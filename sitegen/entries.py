@@ -5,12 +5,12 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from datetime import date as Date
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from sitegen.errors import Diagnostic, EntryError, RecordsError
 from sitegen.model import Entry
+from sitegen.schema import is_calendar_date
 
 CATEGORIES = (
     "publication-rules",
@@ -38,7 +38,6 @@ _EXPLAINS = re.compile(
     rf"|assessment:{_NUMBER}/policy:{_IDENTIFIER}"
 )
 _NAME = re.compile(_IDENTIFIER)
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _HEADER = re.compile(r"([A-Za-z0-9_-]+):(?: (.*))?")
 EXPLAINS_FORMS = "scorer:N, report:N/runner:N/run-record:N or assessment:N/policy:ID"
 
@@ -64,12 +63,8 @@ def assessment_key(version: int, policy: str) -> str:
 
 def check_date(value: str) -> str | None:
     """Return why `value` is not an ISO calendar date, or None when it is one."""
-    if _DATE.fullmatch(value):
-        try:
-            Date.fromisoformat(value)
-            return None
-        except ValueError:
-            pass
+    if is_calendar_date(value):
+        return None
     return f'date "{value}" is not an ISO date (YYYY-MM-DD)'
 
 

@@ -131,13 +131,18 @@ def _format(schema: dict) -> str | None:
     return found
 
 
+_DATE_FORM = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 def is_calendar_date(value: str) -> bool:
-    """A real day written YYYY-MM-DD (the pattern checks the form; this refuses 2026-02-30)."""
+    """A real day written YYYY-MM-DD: 2026-02-30 is refused, and so are the other ISO forms Python reads (2026-W48-7)."""
+    if not _DATE_FORM.fullmatch(value):
+        return False
     try:
         datetime.date.fromisoformat(value)
     except ValueError:
         return False
-    return len(value) == 10
+    return True
 
 
 class _Compiler:

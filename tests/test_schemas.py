@@ -188,3 +188,10 @@ def test_a_run_date_must_be_a_day_that_exists_for_the_fast_test_and_the_validato
 def test_a_format_the_validator_does_not_know_is_refused_not_ignored():
     with pytest.raises(ValueError, match="format"):
         schema_module._Compiler({}).compile({"type": "string", "format": "email"})
+
+
+@pytest.mark.parametrize("text", ["2026-W48-7", "20261129", "2026-11-29T00:00", " 2026-11-29", "2026-02-30"])
+def test_only_a_real_day_written_yyyy_mm_dd_is_a_calendar_date(text):
+    """Python reads other ISO forms as dates too (a week date, the basic form); the records and entries do not."""
+    assert not schema_module.is_calendar_date(text)
+    assert schema_module.is_calendar_date("2028-02-29")
