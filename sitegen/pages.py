@@ -99,8 +99,11 @@ class RepetitionInput:
     rerun_verdicts: tuple[tuple[str, StageVerdict], ...]
     # the run's observations of this case version and repetition that did not plainly pass, so a reader sees why here
     observations: tuple[Observation, ...] = ()
-    # GROUNDING's result for each (stage, expected finding) missed at first: pending, failed (confirmed) or dismissed
-    marks: Mapping[tuple[str, str], str] = field(default_factory=dict)
+
+    @property
+    def marks(self) -> Mapping[tuple[str, str], str]:
+        """GROUNDING's result for each (stage, expected finding) missed at first: pending, failed (confirmed) or dismissed."""
+        return {(o.stage, o.subject): o.result for o in self.observations if o.measure == "GROUNDING"}
 
 
 @dataclass(frozen=True)
@@ -610,10 +613,6 @@ def index_observations(records: Records, result: RunResult | None) -> Mapping[tu
     return {key: tuple(items) for key, items in found.items()}
 
 
-def _grounding_marks(observations: tuple[Observation, ...]) -> Mapping[tuple[str, str], str]:
-    return {(o.stage, o.subject): o.result for o in observations if o.measure == "GROUNDING"}
-
-
 def _runs_by_case(records: Records, published: tuple[Run, ...]) -> Mapping[str, tuple[Run, ...]]:
     found: dict[str, list[Run]] = {}
     for run in published:
@@ -851,9 +850,8 @@ def collect_case(
                 stage_verdicts = tuple((stage, verdicts(answer, stage, False)) for stage in stages)
                 if answer.rerun is not None and answer.rerun.status != CRASHED:
                     rerun_verdicts = tuple((stage, verdicts(answer, stage, True)) for stage in stages)
-            mine = observed.get((cv_id, rep), ())
             reps.append(RepetitionInput(rep, run_states.get((cv_id, rep)), found.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts,
-                                        mine, _grounding_marks(mine)))
+                                        observed.get((cv_id, rep), ())))
         run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), tuple(reps)))
     return CaseInput(cv, pairs, tuple(run_inputs))
 
