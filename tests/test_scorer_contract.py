@@ -91,6 +91,13 @@ def test_eight_findings_for_two_expected_findings_follow_the_order():
     assert {v.finding.id: v.key_finding for v in verdict.findings if v.category == m.MATCHED} == {"a1": "e1", "a2": "e2"}
 
 
+def test_eight_findings_for_two_expected_findings_survive_the_merge_as_assigned():
+    findings = [absent("a1", "R-1"), absent("a2", "R-2")] + [absent(f"a{i}", "R-1") for i in range(3, 9)]
+    report = [absent("m1", "R-1", trace=("a1",)), absent("m2", "R-2", trace=("a2",))]
+    measure, failed = survival(6, [("reviewer-1", findings)], report)
+    assert (measure.passed, measure.observed) == (2, 2), failed
+
+
 def exhaustive(edges):
     """The METHOD.md order by brute force: every assignment, ranked by (-matches, -exact, findings' choices in order)."""
     members = sorted(edges)
