@@ -1003,6 +1003,27 @@ def scenario_v2_engine_change(case: CaseDef, rep: int):
     return specs, None
 
 
+def scenario_scorer_7(case: CaseDef, rep: int):
+    """Every observation passes but one pair: each licence version gets one unexpected flaw, a different one in each.
+
+    Scorer 6 counted them (one each: alike); scorer 7 compares them by kind, primary rule and missing flag (not alike).
+    """
+    specs = list(case.ideal)
+    if case.id == "licence-gender-flawed-feminine":
+        specs = specs + [Spec(
+            label="appeal-wrong", kind=FLAW, rule="R-OVERKL-1", missing=False, quote=line_of(case, 9), by=(1,),
+            wordings=("Överklagandetiden i beslutet är felaktigt angiven.",
+                      "Beslutet anger fel tid för att överklaga.")),
+        ]
+    if case.id == "licence-gender-flawed-masculine":
+        specs = specs + [Spec(
+            label="handler-wrong", kind=FLAW, rule="R-HANDL-1", missing=False, quote=line_of(case, 5), by=(1,),
+            wordings=("Beslutet pekar ut fel ansvarig för verksamheten.",
+                      "Beslutet anger fel ansvarig för verksamheten.")),
+        ]
+    return specs, None
+
+
 @dataclass(frozen=True)
 class RunDef:
     id: str
@@ -1037,6 +1058,9 @@ RUNS = [
     RunDef("2026-10-10-trial", "2026-10-10", "regression-v2-engine-change", 6, (5, 3, 5),
            "granska 2026.10.1", scenario_ideal, published=False, answers_file="answers-unpublished.json",
            internal={"cost_sek": 61.2, "storage_location": "run-archive/2026/10/10/trial"}),
+    # The first run scored with scorer 7, whose invariance pairs compare which unexpected findings each version gave.
+    RunDef("2026-12-01-scorer-7", "2026-12-01", "regression-v2-engine-change", 7, (5, 3, 5),
+           "granska 2026.10.1", scenario_scorer_7),
 ]
 
 REPETITIONS = 3
@@ -1151,6 +1175,7 @@ CONFIG = {
     "languages": ["sv", "en"],
     "default_language": "sv",
     "document_language": "sv",
+    "case_text_language": "en",
     "source_repository": "https://github.com/example/granska-quality",
     "answers": ["answers.json", "answers-unpublished.json"],
     "publish": [

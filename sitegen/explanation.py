@@ -107,7 +107,7 @@ def _stage_lines(verdicts, run, cv, answer, stage, *, rerun: bool) -> list[str]:
         if v.category == m.MATCHED:
             continue
         f = v.finding
-        what = {m.DUPLICATE: f"duplicate of the finding that matched {v.key_finding}",
+        what = {m.DUPLICATE: f"duplicate of the finding that matched {' and of the one that matched '.join(v.duplicate_of)}",
                 m.PROHIBITED: f"PROHIBITED: matches prohibited finding {v.key_finding} of the key",
                 m.VOLUNTARY: "voluntary strength (harmless; left out of stability)",
                 m.UNEXPECTED: "unexpected"}[v.category]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import product
 from typing import NamedTuple
 
 from . import model as m
@@ -11,21 +10,23 @@ from .text import DocumentText, collapse
 
 # How far an edge's evidence goes; lower is better ("prefer exact over contained").
 _RANK = {m.EXACT: 0, m.LOCATION: 0, m.NO_EVIDENCE: 0, m.CONTAINED: 1}
-_SEARCH_LIMIT = 4096  # assignments tried per connected component before falling back to greedy
 
 
 @dataclass(frozen=True)
 class MatchingMethod:
-    """A named, versioned variant of the matching rules; v5 knew exact quotes only."""
+    """A named, versioned variant of the scoring rules; each recorded run is re-verified with its own."""
 
     version: int
     id: str
-    allow_contained: bool
+    allow_contained: bool  # v6 on: a wider quote on the passage's line is a contained match (v5 knew exact quotes only)
+    unexpected_by_identity: bool = False  # v7 on: pairs compare unexpected findings by (kind, rule, missing), not their number
+    survival_through_every_duplicate: bool = False  # v7 on: REDUCER_SURVIVAL counts a duplicate for every expected finding it duplicates
 
 
 METHODS = {
     5: MatchingMethod(5, m.MATCHING_METHODS[5], allow_contained=False),
     6: MatchingMethod(6, m.MATCHING_METHODS[6], allow_contained=True),
+    7: MatchingMethod(7, m.MATCHING_METHODS[7], allow_contained=True, unexpected_by_identity=True, survival_through_every_duplicate=True),
 }
 
 
@@ -41,8 +42,8 @@ class CaseContext:
         self.text = DocumentText(case_version.document)
         self._passage_text: dict[tuple[str | None, tuple[int, int]], str] = {}
         self._collapsed: dict[str, str] = {}
-        self._spans: dict[str, tuple[tuple[int, int], ...]] = {}
         self._found: dict[str, bool] = {}
+        self._line_texts: tuple[str, ...] | None = None  # each line's collapsed text, built on first need
         self._facts: dict[tuple, FindingFacts] = {}
         # conditions 1-3 (kind, primary rule, missing flag) as a key, so a finding meets only the key findings that pass them
         self.expected_by_identity = _by_identity(case_version.key.expected)
@@ -63,12 +64,11 @@ class CaseContext:
             cached = self._collapsed[quote] = collapse(quote)
         return cached
 
-    def spans(self, quote: str) -> tuple[tuple[int, int], ...]:
-        """The line spans (first, last) where the quote stands in the document."""
-        cached = self._spans.get(quote)
-        if cached is None:
-            cached = self._spans[quote] = self.text.occurrences(quote)
-        return cached
+    def line_text(self, line: int) -> str:
+        """The collapsed text of one line of the document, its characters without its line break."""
+        if self._line_texts is None:
+            self._line_texts = tuple(collapse(line[:-1] if line.endswith("\r") else line) for line in self.case_version.document.split("\n"))
+        return self._line_texts[line - 1]
 
     def found(self, quote: str) -> bool:
         """Whether the quote stands verbatim in the document, after whitespace collapsing."""
@@ -111,7 +111,8 @@ def evidence(ctx: CaseContext, finding: m.Finding, passage: m.Passage | None, me
         if quote == wanted:
             return m.EXACT
         first, last = passage.lines
-        if method.allow_contained and first == last and wanted in quote and (first, first) in ctx.spans(finding.quote):
+        # "stays on the same line": the collapsed quote stands in that line's own collapsed text, so it reaches into neither line break
+        if method.allow_contained and first == last and wanted in quote and quote in ctx.line_text(first):
             return m.CONTAINED
     if finding.location is not None and finding.location == passage.lines:
         return m.LOCATION
@@ -159,10 +160,12 @@ def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: Match
             ei, found = assignment[fi]
             verdicts.append(m.FindingVerdict(finding, m.MATCHED, expected[ei].id, found, fact.quote_found))
             continue
-        duplicate_of = next(((ei, found) for ei, found in fact.expected if ei in matched_expected), None) if fact.expected else None
-        if duplicate_of is not None:
-            ei, found = duplicate_of
-            verdicts.append(m.FindingVerdict(finding, m.DUPLICATE, expected[ei].id, found, fact.quote_found))
+        # a duplicate of every expected finding it would match that another finding took, not only the first
+        taken = [(ei, found) for ei, found in fact.expected if ei in matched_expected] if fact.expected else None
+        if taken:
+            ei, found = taken[0]
+            verdicts.append(m.FindingVerdict(finding, m.DUPLICATE, expected[ei].id, found, fact.quote_found,
+                                             tuple(expected[i].id for i, _ in taken)))
             continue
         if fact.prohibited is not None:
             pi, found = fact.prohibited
@@ -270,48 +273,64 @@ def _tangled_components(edges: dict[int, tuple[tuple[int, str], ...]]) -> list[l
 
 def _best_assignment(members: list[int], edges) -> dict[int, tuple[int, str]]:
     if all(len(edges[fi]) == 1 for fi in members):
-        # several findings for one expected finding (the others are duplicates): the search below would pick the first
-        # exact one, else the first. Decided here however many findings there are, before the search limit below.
+        # several findings for one expected finding (the others are duplicates): the first exact one, else the first
         winner = next((fi for fi in members if _RANK[edges[fi][0][1]] == 0), members[0])
         return {winner: edges[winner][0]}
-    count = 1
-    for fi in members:
-        count *= len(edges[fi]) + 1
-    if count > _SEARCH_LIMIT:
-        return _greedy(members, edges)
-    options = [[None] + sorted(edges[fi], key=lambda e: e[0]) for fi in members]
-    best_score = None
-    best: dict[int, tuple[int, str]] = {}
-    for choice in product(*options):
-        used = [c[0] for c in choice if c is not None]
-        if len(used) != len(set(used)):
-            continue
-        size = len(used)
-        exact = sum(1 for c in choice if c is not None and _RANK[c[1]] == 0)
-        order = tuple((0, c[0]) if c is not None else (1, 0) for c in choice)
-        score = (-size, -exact, order)
-        if best_score is None or score < best_score:
-            best_score = score
-            best = {fi: c for fi, c in zip(members, choice) if c is not None}
-    return best
+    return _ranked_assignment(members, edges)
 
 
-def _greedy(members: list[int], edges) -> dict[int, tuple[int, str]]:
-    """Kuhn's augmenting paths in finding order: still maximum, still deterministic, for unusually tangled answers."""
-    owner: dict[int, int] = {}
-    chosen: dict[int, tuple[int, str]] = {}
+def _ranked_assignment(members: list[int], edges) -> dict[int, tuple[int, str]]:
+    """The METHOD.md order as one minimum-cost assignment, found by successive shortest augmenting paths: polynomial in size.
 
-    def augment(fi: int, seen: set[int]) -> bool:
-        for ei, found in sorted(edges[fi], key=lambda e: (_RANK[e[1]], e[0])):
-            if ei in seen:
-                continue
-            seen.add(ei)
-            if ei not in owner or augment(owner[ei], seen):
-                owner[ei] = fi
-                chosen[fi] = (ei, found)
-                return True
-        return False
-
-    for fi in members:
-        augment(fi, set())
-    return {fi: chosen[fi] for fi in members if fi in chosen and owner.get(chosen[fi][0]) == fi}
+    Each edge costs -SIZE - EXACT·[exact] - (k - j)·K**(n-1-p) for the p-th finding of n taking the j-th of the component's
+    k expected findings (K = k + 1): a sum that ranks assignments by most matches, then most exact matches, then the
+    digits (expected finding taken, or k for none) of the findings in answer order, as the exhaustive comparison of
+    (-matches, -exact, order) does. Python's integers are exact at any size, and every assignment has its own cost, so
+    the cheapest is unique and no tie-break is left to the search.
+    """
+    targets = sorted({ei for fi in members for ei, _ in edges[fi]})
+    k, n = len(targets), len(members)
+    base = k + 1
+    exact_weight = base ** n  # above any sum of order digits
+    size_weight = exact_weight * (n + 2)  # above any difference in exact matches and order
+    column = {ei: j for j, ei in enumerate(targets)}
+    cost: list[dict[int, int]] = []
+    for p, fi in enumerate(members):
+        place = base ** (n - 1 - p)
+        cost.append({column[ei]: -size_weight - (exact_weight if _RANK[found] == 0 else 0) - (k - column[ei]) * place
+                     for ei, found in edges[fi]})
+    finding_of: list[int | None] = [None] * k  # finding position holding each expected finding
+    holds: list[int | None] = [None] * n  # expected column each finding holds
+    while True:
+        # cheapest residual path from a free finding to each expected finding (Bellman-Ford over the expected side: no
+        # negative cycle exists in the residual graph of a minimum-cost assignment, so k rounds settle it)
+        dist: list[int | None] = [None] * k
+        via: list[int | None] = [None] * k  # the finding that reaches the column on the cheapest path
+        for p in range(n):
+            if holds[p] is None:
+                for j, c in cost[p].items():
+                    if dist[j] is None or c < dist[j]:
+                        dist[j], via[j] = c, p
+        for _ in range(k):
+            changed = False
+            for j2 in range(k):
+                p2 = finding_of[j2]
+                if p2 is None or dist[j2] is None:
+                    continue
+                back = dist[j2] - cost[p2][j2]  # give up p2's column j2, then p2 takes another
+                for j, c in cost[p2].items():
+                    if j != j2 and (dist[j] is None or back + c < dist[j]):
+                        dist[j], via[j] = back + c, p2
+                        changed = True
+            if not changed:
+                break
+        ends = [j for j in range(k) if finding_of[j] is None and dist[j] is not None and dist[j] < 0]
+        if not ends:
+            break
+        j = min(ends, key=lambda j: dist[j])
+        while j is not None:  # flip the path back to the free finding it started from
+            p = via[j]
+            previous = holds[p]
+            holds[p], finding_of[j] = j, p
+            j = previous
+    return {members[p]: next(e for e in edges[members[p]] if column[e[0]] == j) for p, j in enumerate(holds) if j is not None}

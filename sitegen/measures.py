@@ -252,10 +252,23 @@ def _survivals(ctx, reviewer: m.StageVerdict, report: m.StageVerdict, method) ->
         target = rev_e.expected
         if not target.reviewer_expected:
             continue
-        own = [v.finding for v in reviewer.findings if v.key_finding == target.id and v.category in (m.MATCHED, m.DUPLICATE)]
+        own = [v.finding for v in reviewer.findings if _owns(v, target.id, method)]
         if not own and rep_e.finding is None:
             continue
         yield target.id, _survival(ctx, own, rep_e, report, target, method)
+
+
+def _owns(v: m.FindingVerdict, target: str, method: MatchingMethod) -> bool:
+    """Whether a reviewer finding is the reviewer's own for an expected finding: assigned to it, or a duplicate of it.
+
+    From scorer 7 a duplicate is the reviewer's own for every expected finding it duplicates; scorer 5 and 6 counted
+    only the first of them in key order, and keep doing so for the runs they scored.
+    """
+    if v.category == m.MATCHED:
+        return v.key_finding == target
+    if v.category != m.DUPLICATE:
+        return False
+    return target in v.duplicate_of if method.survival_through_every_duplicate else v.key_finding == target
 
 
 def _survival(ctx, own, rep_e, report, target, method) -> tuple[str, str] | None:
@@ -322,7 +335,12 @@ def _reading(judged: JudgedRun, cv_id: str, rep: int) -> dict[str, object]:
             reading[f"{stage}:{ev.expected.id}"] = (
                 (found.kind, found.missing, found.rule) if found else "not found"
             )
-        reading[f"{stage}:unexpected"] = sum(1 for v in verdict.findings if v.category == m.UNEXPECTED)
+        unexpected = [v.finding for v in verdict.findings if v.category == m.UNEXPECTED]
+        if judged.method.unexpected_by_identity:
+            # scorer 7 on: the multiset of (kind, primary rule, missing flag); quotes and locations differ with the documents
+            reading[f"{stage}:unexpected"] = UnexpectedOutput(tuple(sorted((f.kind, f.rule, f.missing) for f in unexpected)))
+        else:
+            reading[f"{stage}:unexpected"] = len(unexpected)
     if m.REPORT in judged.stages:
         for expected_id, fate in _fate(judged, cv_id, rep).items():
             reading[f"merge:{expected_id}"] = fate
@@ -348,21 +366,35 @@ def invariant_pairs(judged: JudgedRun, listed: bool = True) -> Iterator[Observed
             first = differing[0]
             scope = first.split(":", 1)[0]
             common["stage"] = m.REVIEWER if scope == m.REVIEWER else m.REPORT
-            yield Observed(result=m.FAILED, reason=_pair_reason(first),
+            yield Observed(result=m.FAILED, reason=_pair_reason(first, left.get(first)),
                            detail=f"{first}: {a} reads {_show(left.get(first, 'not in key'))}, "
                                   f"{b} reads {_show(right.get(first, 'not in key'))}"
                                   + (f" (+{len(differing) - 1} more difference(s))" if len(differing) > 1 else ""),
                            **common)
 
 
-def _pair_reason(key: str) -> str:
+class UnexpectedOutput(NamedTuple):
+    """One stage's unexpected findings as a pair compares them from scorer 7: sorted (kind, primary rule, missing flag)."""
+
+    findings: tuple[tuple[str, str, bool], ...]
+
+    def __str__(self) -> str:
+        shown = ", ".join(f"{kind} {rule} (missing={str(missing).lower()})" for kind, rule, missing in self.findings)
+        return f"unexpected [{shown}]" if shown else "no unexpected finding"
+
+
+def _pair_reason(key: str, value: object) -> str:
     scope, _, what = key.partition(":")
     if scope == "merge":
         return "merge"
-    return "count.unexpected" if what == "unexpected" else "expected"
+    if what == "unexpected":
+        return "unexpected" if isinstance(value, UnexpectedOutput) else "count.unexpected"
+    return "expected"
 
 
 def _show(value: object) -> str:
+    if isinstance(value, UnexpectedOutput):
+        return str(value)
     if isinstance(value, tuple):
         kind, missing, rule = value
         return f"found as {kind} (missing={str(missing).lower()}, rule {rule})"

@@ -20,12 +20,15 @@ COMPLETED = "completed"
 CRASHED = "crashed"
 
 # Every scorer version sitegen ever shipped stays runnable, with the id of its matching method:
-# v5 accepted exact quote matches only; v6 also accepts a wider quote on the same line ("contained").
+# v5 accepted exact quote matches only; v6 also accepts a wider quote on the same line ("contained"); v7 compares an
+# invariance pair's unexpected findings by (kind, primary rule, missing flag), and lets a flaw survive the merge through
+# a reviewer's duplicate of every expected finding it would match.
 MATCHING_METHODS = {
     5: "structured-identity/whitespace-collapsed/v5",
     6: "structured-identity/whitespace-collapsed/v6",
+    7: "structured-identity/whitespace-collapsed/v7",
 }
-CURRENT_SCORER = 6
+CURRENT_SCORER = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,6 +401,8 @@ class FindingVerdict(NamedTuple):
     key_finding: str | None  # expected/prohibited id it matched, if any
     evidence: str | None  # exact | contained | location | absent
     quote_found: bool | None  # None when the finding has no quote
+    # a duplicate: every expected finding it would match that another finding took, in key order (key_finding is the first)
+    duplicate_of: tuple[str, ...] = ()
 
 
 class ExpectedVerdict(NamedTuple):

@@ -19,7 +19,7 @@ from .jsonread import JsonText, NotStreamable, parse_json, read_json_text
 from .schema import did_you_mean as _hint
 from .schema import checked_items, validate
 from .spool import AnswerSpool, PackedRun, pack_answers
-from .text import DocumentText
+from .text import DocumentText, collapse
 
 CONFIG_FILE = "sitegen.json"
 SETUPS_FILE = "setups.json"
@@ -283,10 +283,17 @@ def _passage(doc: JsonText, pointer: str, raw: dict | None, text: DocumentText, 
                 out.at(doc, f"{pointer}/quote", f"quoted passage stands {len(spans)} times in the document; add \"lines\" to say which", "record.passage-ambiguous")
                 return None
             lines = spans[0]
-        elif not any(lines[0] <= a and b <= lines[1] for a, b in spans):
-            out.at(doc, f"{pointer}/quote", f"quoted passage does not stand within lines {lines[0]}-{lines[1]}", "record.passage-lines")
+        elif lines not in spans:  # the quote must occupy exactly the lines given, or a contained match could never exist
+            out.at(doc, f"{pointer}/quote", f"quoted passage does not occupy exactly lines {lines[0]}-{lines[1]}", "record.passage-lines")
             return None
     return m.Passage(quote, lines)
+
+
+def _span(passage: m.Passage | None, text: DocumentText) -> tuple[tuple[int, int], str] | None:
+    """The span of the document a passage stands for: its lines and its collapsed text, however the key wrote it."""
+    if passage is None:
+        return None
+    return passage.lines, collapse(passage.quote if passage.quote is not None else text.lines_text(*passage.lines))
 
 
 def _cases(doc: JsonText, out: _Collector):
@@ -328,7 +335,8 @@ def _cases(doc: JsonText, out: _Collector):
             voluntary.append(m.VoluntaryStrength(vs["rule"], _passage(doc, f"{kp}/passage", vs.get("passage"), text, out)))
         for p_index, p in enumerate(groups["prohibited"]):
             for e in groups["expected"]:
-                if (p.kind, frozenset(p.rules), p.missing, p.passage) == (e.kind, frozenset(e.rules), e.missing, e.passage):
+                # the same passage however it is written (quote, lines or both): the same lines holding the same collapsed text
+                if (p.kind, frozenset(p.rules), p.missing, _span(p.passage, text)) == (e.kind, frozenset(e.rules), e.missing, _span(e.passage, text)):
                     out.at(doc, f"{pointer}/key/prohibited/{p_index}",
                            f'prohibited finding "{p.id}" is identical to expected finding "{e.id}"', "record.prohibited-is-expected")
         case_versions.setdefault(c["id"], m.CaseVersion(
@@ -460,6 +468,9 @@ def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: _Collector, *, m
                        "a location's first line comes after its last line", "record.line-span")
             report_findings.append(_finding(f, True, shared))
         report = tuple(report_findings)
+    if raw["status"] != m.COMPLETED and ids:
+        # a crashed answer (or rerun) finished nothing, so it can have given no findings: any it carries were made up
+        out.at(doc, f"{pointer}/status", f"the answer crashed, so it cannot carry findings (it has {len(ids)})", "record.crashed-findings")
     if merge is not None and raw["status"] == m.COMPLETED:
         if merge and report is None:
             out.at(doc, f"{pointer}/report", "the run goes through the merge, so the answer needs a report", "record.report-missing")

@@ -581,3 +581,10 @@ def test_a_run_page_says_what_else_differs_from_the_run_it_is_compared_with(bund
         listed = html[html.index('<ul class="differences">'):]
         listed = listed[: listed.index("</ul>")]
         assert f"{words} <code>{before.engine_version}</code> → <code>{after.engine_version}</code>" in listed
+
+
+@pytest.mark.parametrize("lang,reason", [("sv", "versionerna gav olika oväntade fynd"), ("en", "the versions gave different unexpected findings")])
+def test_the_scorer_7_run_page_shows_the_pair_whose_unexpected_findings_differ(bundled_site, lang, reason):
+    page = (bundled_site / lang / "runs" / "2026-12-01-scorer-7.html").read_text(encoding="utf-8")
+    assert reason in page and "licence-gender" in page
+    assert "unexpected [flaw R-HANDL-1 (missing=false)]" in page and "unexpected [flaw R-OVERKL-1 (missing=false)]" in page

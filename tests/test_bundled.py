@@ -196,3 +196,14 @@ def test_scoring_a_run_that_does_not_reproduce_its_record_writes_nothing_and_pla
                     r"scoring run 2026-09-16-release again does not reproduce", first), first
     assert "[results.stale]" in err and "--- recorded 2026-09-16-release" in err  # the difference is shown
     assert (root / "results.json").read_bytes() == before
+
+
+def test_a_run_scored_with_scorer_7_has_a_pair_that_scorer_6_would_have_passed(records, results):
+    # two different unexpected findings, one in each version of an invariance pair: alike by number, not by what they are
+    (run,) = [run for run in records.published_runs if run.scorer_version == 7]
+    failed = [o for o in results[run.id].observations if o.measure == "INVARIANT_PAIRS"]
+    assert failed and {(o.subject, o.reason) for o in failed} == {("licence-gender", "unexpected")}
+    as_scorer_6 = score_run(records, run.id, scorer_version=6)
+    assert [o for o in as_scorer_6.observations if o.measure == "INVARIANT_PAIRS"] == []
+    pairs = next(x for x in as_scorer_6.measures if x.measure == "INVARIANT_PAIRS")
+    assert pairs.passed == pairs.observed > 0

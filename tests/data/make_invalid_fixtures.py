@@ -73,14 +73,25 @@ def main():
     cases = load("cases.json")
     cases["case_versions"][0]["internal_rule_name"] = "tillsyn.lackage.v2"
     write("internal-field", "cases.json", cases)
+    # the same span written two ways: the expected finding quotes all of line 3, the prohibited one gives its lines
+    cases = load("cases.json")
+    key = cases["case_versions"][0]["key"]
+    key["expected"][0]["passage"] = {"quote": "Läckan är åtgärdad. Åtgärden utfördes samma dag."}
+    key["prohibited"][0].update(kind="flaw", missing=True, passage={"lines": [3, 3]})
+    write("prohibited-is-expected-span", "cases.json", cases)
+    cases = load("cases.json")
+    cases["case_versions"][0]["key"]["expected"][0]["passage"] = {"quote": "Läckan är åtgärdad.", "lines": [2, 3]}
+    write("passage-lines-wider", "cases.json", cases)
+    variant("crashed-findings", "answers.json", '"rerun": {\n        "status": "completed",', '"rerun": {\n        "status": "crashed",')
     for folder in sorted(OUT.iterdir()):
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp) / "records"
             shutil.copytree(SRC, root)
             for f in folder.glob("*.json"):
                 shutil.copy(f, root / f.name)
-            done = subprocess.run([sys.executable, "-m", "sitegen", "fingerprint", "--records", str(root)], capture_output=True, text=True)
-            (folder / "expected.txt").write_text(done.stderr.replace(f"{root}/", "records/"), encoding="utf-8")
+            done = subprocess.run([sys.executable, "-m", "sitegen", "check", "--records", str(root)], capture_output=True, text=True)
+            lines = [line for line in done.stdout.splitlines() + done.stderr.splitlines() if ": error: " in line]
+            (folder / "expected.txt").write_text("".join(line.strip().replace(f"{root}/", "records/") + "\n" for line in lines), encoding="utf-8")
 
 
 if __name__ == "__main__":
