@@ -18,7 +18,7 @@ PHASES = (
     ("results", {"results", "comparison", "explanation", "release", "publication"}),
     ("changelog", {"changelog", "markup"}),
     ("render", {"pages", "templating", "feed", "formatting", "catalogs"}),
-    ("write", {"site"}),
+    ("write", {"site", "swap"}),
     ("build", {"build", "checks", "serving"}),
     ("cli", {"cli", "__main__"}),
 )

@@ -17,7 +17,7 @@ from babel.dates import format_date
 import sitegen.build
 import sitegen.site
 from sitegen.build import build_site
-from sitegen.errors import OutFolderError
+from sitegen.errors import OutFolderError, WriteError
 from sitegen.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -129,9 +129,12 @@ def test_a_failure_midway_through_writing_leaves_the_previous_site_and_no_tempor
             return super().write_bytes(data)
 
     monkeypatch.setattr(sitegen.site, "Path", FailingPath)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(WriteError) as caught:
         build_site(RECORDS, out)
     assert len(written) == 40, "the failure happened midway, after some files were written"
+    [problem] = caught.value.diagnostics
+    assert problem.path.startswith(f"{parent}/.site.tmp-") and problem.path.endswith(".html"), "placed at the file that failed"
+    assert (problem.message, problem.code) == ("cannot write: no space left on device; the previous site is untouched", "site.write-failed")
     assert tree(out) == before
     assert [p.name for p in parent.iterdir()] == ["site"]
 
