@@ -53,6 +53,8 @@ EXAMPLE_CASES = {
 
 SECTIONS = ("matching", "glossary", "outcomes", "release", "downloads", "changelog-intro")
 
+# Every page carries it in a <meta> element, and `sitegen serve` sends it as a header: no script, nothing from another host.
+CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
 # A sitemap file may list at most 50,000 URLs (sitemaps.org); beyond that an index points to parts.
 SITEMAP_LIMIT = 50_000
 
@@ -238,6 +240,7 @@ class Renderer:
             build_date=build_date,
             case_path=case_path,
             anchor=repetition_anchor,
+            csp=Markup(CONTENT_SECURITY_POLICY),  # a constant, and no character in it needs escaping in an attribute
         )
         env.globals["word"] = Words(env.get_template("macros.html.j2").module)
         self.env = env
