@@ -115,7 +115,7 @@ def staging(out_dir: Path) -> Iterator[Path]:
     """
     out_dir = Path(out_dir).resolve()
     with ExitStack() as stack:
-        with writing(out_dir.parent, "create the folder for the new site"):
+        with writing(out_dir.parent, "create the folder for the new site here", at_failed_path=False):
             out_dir.parent.mkdir(parents=True, exist_ok=True)
             sweep(out_dir)
             folder = stack.enter_context(locked_folder(out_dir.parent, staged_prefix(out_dir)))
@@ -126,12 +126,13 @@ def staging(out_dir: Path) -> Iterator[Path]:
 
 
 @contextmanager
-def writing(path: Path | str, action: str = "write") -> Iterator[None]:
-    """Turn a failure of the file system (disk full, read-only, no permission) into a WriteError placed at its path."""
+def writing(path: Path | str, action: str = "write", *, at_failed_path: bool = True) -> Iterator[None]:
+    """Turn a failure of the file system (disk full, read-only, no permission) into a WriteError placed at its path
+    (or at `path`, when the one that failed is a made-up name that means nothing to the reader)."""
     try:
         yield
     except OSError as exc:
-        where = exc.filename if exc.filename is not None else path
+        where = exc.filename if exc.filename is not None and at_failed_path else path
         reason = exc.strerror or str(exc) or type(exc).__name__
         raise WriteError([Diagnostic(str(where), None, None, None, f"cannot {action}: {reason[:1].lower()}{reason[1:]}; "
                                      "the previous site is untouched", "site.write-failed")]) from None

@@ -139,6 +139,30 @@ def test_a_failure_midway_through_writing_leaves_the_previous_site_and_no_tempor
     assert [p.name for p in parent.iterdir()] == ["site"]
 
 
+def test_a_full_disk_on_the_command_line_is_one_placed_line_and_exit_1(tmp_path, monkeypatch, capsys):
+    """Disk full is the environment's fault, not the records': exit 1 as for every such failure, never a traceback."""
+    import errno
+
+    out = tmp_path / "site"
+    assert main(["build", "--records", str(SMALL), "--out", str(out), "--quiet"]) == 0
+    before = tree(out)
+    real = Path.write_bytes
+
+    def full(self, data):
+        if self.name == "index.html" and "/en/" in str(self):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    code = main(["build", "--records", str(SMALL), "--out", str(out), "--quiet"])
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert re.fullmatch(rf"{re.escape(str(tmp_path))}/\.site\.tmp-\w+/en/\S*index\.html: error: cannot write: no space left on "
+                        r"device; the previous site is untouched \[site\.write-failed\]\n", err), err
+    assert tree(out) == before and sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
 # --- (c) determinism --------------------------------------------------------------------------
 
 

@@ -376,3 +376,21 @@ def test_writing_into_an_empty_folder_and_over_a_previous_site_works(tmp_path):
     write_site(PAGES, out, published=PUBLISHED)
     assert "en/gone.html" not in tree(out) and (out / MARKER).read_bytes() == MARKER_TEXT
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_a_read_only_folder_is_a_placed_diagnostic_with_the_old_site_untouched(tmp_path, monkeypatch):
+    """Root may write anywhere, so the read-only file system is simulated where the staging folder is made."""
+    out = tmp_path / "site"
+    write_site(PAGES, out, published=PUBLISHED)
+    before = tree(out)
+
+    def read_only(prefix, dir):
+        raise OSError(errno.EROFS, "Read-only file system", f"{dir}/{prefix}abc123")
+
+    monkeypatch.setattr(swap_module.tempfile, "mkdtemp", read_only)
+    with pytest.raises(WriteError) as caught:
+        write_site(PAGES, out, published=PUBLISHED)
+    monkeypatch.undo()
+    assert caught.value.lines() == [f"{tmp_path}: error: cannot create the folder for the new site here: read-only file system; "
+                                    "the previous site is untouched [site.write-failed]"]
+    assert tree(out) == before and sorted(p.name for p in tmp_path.iterdir()) == ["site"]
