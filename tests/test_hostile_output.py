@@ -10,6 +10,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitegen.build import build_site
 from sitegen.entries import parse_entry
@@ -196,3 +198,22 @@ def test_a_hidden_character_in_a_changelog_entry_is_refused_at_its_line_and_colu
         "is invisible or reorders the text around it, and the feed's XML cannot carry every such character; remove it "
         "[entry.hidden-character]",
     ]
+
+
+@pytest.fixture(scope="module")
+def small_changelog():
+    from sitegen.changelog import build_changelog
+    from sitegen.records import load_records
+
+    return build_changelog(load_records(SMALL))
+
+
+@settings(max_examples=150)
+@given(title=st.text(), author=st.text())
+def test_the_feed_parses_as_xml_whatever_text_the_records_give_it(small_changelog, title, author):
+    from sitegen.feed import render_atom
+
+    feed = ET.fromstring(render_atom(small_changelog, base_url="https://quality.example.org/", title=title, updated="2026-01-01",
+                                     author=author))
+    # an XML parser reads a carriage return (and CR LF) as a line feed
+    assert (feed.find("{http://www.w3.org/2005/Atom}title").text or "") == visible(title).replace("\r\n", "\n").replace("\r", "\n")
