@@ -5,10 +5,12 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
+import unicodedata
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from sitegen.errors import Diagnostic, EntryError, RecordsError
+from sitegen.invisibles import HIDDEN, code_of
 from sitegen.model import Entry
 from sitegen.schema import is_calendar_date
 
@@ -108,6 +110,13 @@ def parse_entry(path: str, text: str) -> Entry:
         problems.append(Diagnostic(path, line, column, None, message, code))
 
     lines = [line.removesuffix("\r") for line in text.removeprefix("\ufeff").split("\n")]
+    for number, line in enumerate(lines, start=1):
+        for hidden in HIDDEN.finditer(line):
+            char = hidden.group(0)
+            name = unicodedata.name(char, "a control character" if unicodedata.category(char) == "Cc" else "a noncharacter")
+            problem(number, hidden.start() + 1, f"character {code_of(char)} ({name}) may not be in a changelog entry: it is "
+                    "invisible or reorders the text around it, and the feed's XML cannot carry every such character; "
+                    "remove it", "entry.hidden-character")
     try:
         end = lines.index(SEPARATOR)
         header = lines[:end]

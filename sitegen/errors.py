@@ -75,6 +75,13 @@ class EntryError(DiagnosticsError):
     Each problem is placed at the option (or the file) it concerns."""
 
 
+class WriteError(DiagnosticsError):
+    """The file system refused to take the site (disk full, read-only, no permission): placed at the path that failed.
+    Not the records' fault, so exit 1 like every other failure of the environment; the previous site stays whole."""
+
+    exit_code = 1
+
+
 class UsageError(SitegenError):
     """The command was called with arguments that cannot work."""
 

@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 
 from sitegen.changelog import ASSESSMENT, ENTRY, REPORT, SCORER, SETUP, SUITE, Changelog, ChangelogRow
 from sitegen.errors import UsageError
+from sitegen.invisibles import visible
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 FEED_PATH = "changelog.atom"
@@ -75,6 +76,9 @@ def render_atom(changelog: Changelog, *, base_url: str, title: str, updated: str
                 ET.SubElement(entry, "link", {"rel": "related", "href": row.source})
         else:
             _child(entry, "content", describe_row(row), type="text")
+    for element in feed.iter():  # XML 1.0 cannot carry most of them, even as character references
+        element.text = visible(element.text) if element.text else element.text
+        element.attrib.update({name: visible(value) for name, value in element.attrib.items()})
     ET.indent(feed)
     return ET.tostring(feed, encoding="utf-8", xml_declaration=True) + b"\n"
 

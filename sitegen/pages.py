@@ -15,6 +15,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from sitegen.changelog import Changelog, changed_runs
+from sitegen.invisibles import codes_as_text, visible
 from sitegen.markup import render_markdown
 from sitegen.errors import Diagnostic, PublicationError
 from sitegen.formatting import LocaleFormat
@@ -35,7 +36,7 @@ from sitegen.model import (
     StageVerdict,
 )
 from sitegen.publication import collect_downloads
-from sitegen.templating import SiteEnvironment, escape_output
+from sitegen.templating import SiteEnvironment, escape_output, escaped_variables
 from sitegen.workers import ordered_map
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -53,6 +54,8 @@ EXAMPLE_CASES = {
 
 SECTIONS = ("matching", "glossary", "outcomes", "release", "downloads", "changelog-intro")
 
+# Every page carries it in a <meta> element, and `sitegen serve` sends it as a header: no script, nothing from another host.
+CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
 # A sitemap file may list at most 50,000 URLs (sitemaps.org); beyond that an index points to parts.
 SITEMAP_LIMIT = 50_000
 
@@ -230,6 +233,7 @@ class Renderer:
             auto_reload=False,  # templates never change during a build; spares a stat per page and template
         )
         _RememberedTranslations(translations).install(env)
+        env.filters["codes_as_text"] = lambda html: Markup(codes_as_text(str(html)))
         env.globals.update(
             fmt=LocaleFormat(lang),
             lang=lang,
@@ -238,6 +242,7 @@ class Renderer:
             build_date=build_date,
             case_path=case_path,
             anchor=repetition_anchor,
+            csp=Markup(CONTENT_SECURITY_POLICY),  # a constant, and no character in it needs escaping in an attribute
         )
         env.globals["word"] = Words(env.get_template("macros.html.j2").module)
         self.env = env
@@ -299,7 +304,7 @@ class _RememberedTranslations:
         key = (None, message)
         if key not in self._singular:
             self._singular[key] = Markup(self._translations.gettext(message))
-        return self._singular[key] % variables
+        return self._singular[key] % escaped_variables(variables)
 
     def pgettext(self, context: str, message: str, /, **variables: Any) -> Markup:
         if not variables:
@@ -312,14 +317,14 @@ class _RememberedTranslations:
         key = (context, message)
         if key not in self._singular:
             self._singular[key] = Markup(self._translations.pgettext(context, message))
-        return self._singular[key] % variables
+        return self._singular[key] % escaped_variables(variables)
 
     def ngettext(self, singular: str, plural: str, n: int, /, **variables: Any) -> Markup:
         variables.setdefault("num", n)
         key = (None, singular, plural, n)
         if key not in self._plural:
             self._plural[key] = Markup(self._translations.ngettext(singular, plural, n))
-        return self._plural[key] % variables
+        return self._plural[key] % escaped_variables(variables)
 
     def npgettext(self, context: str, singular: str, plural: str, n: int, /, **variables: Any) -> Markup:
         variables.setdefault("context", context)
@@ -327,7 +332,7 @@ class _RememberedTranslations:
         key = (context, singular, plural, n)
         if key not in self._plural:
             self._plural[key] = Markup(self._translations.npgettext(context, singular, plural, n))
-        return self._plural[key] % variables
+        return self._plural[key] % escaped_variables(variables)
 
 
 class Memo(dict):
@@ -1020,13 +1025,13 @@ def render_sitemap(paths: Iterable[str], *, base_url: str, build_date: str) -> l
     lastmod = f"<lastmod>{escape(build_date)}</lastmod>" if build_date else ""
 
     def urlset(chunk: Sequence[str]) -> bytes:
-        body = "".join(f"<url><loc>{escape(base_url + u)}</loc>{lastmod}</url>\n" for u in chunk)
+        body = "".join(f"<url><loc>{escape(visible(base_url + u))}</loc>{lastmod}</url>\n" for u in chunk)
         return ('<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + body + "</urlset>\n").encode("utf-8")
 
     if len(urls) <= SITEMAP_LIMIT:
         return [Page("sitemap.xml", urlset(urls))]
     parts = [urls[i : i + SITEMAP_LIMIT] for i in range(0, len(urls), SITEMAP_LIMIT)]
     out = [Page(f"sitemap-{n}.xml", urlset(chunk)) for n, chunk in enumerate(parts, start=1)]
-    index = "".join(f"<sitemap><loc>{escape(base_url + p.path)}</loc>{lastmod}</sitemap>\n" for p in out)
+    index = "".join(f"<sitemap><loc>{escape(visible(base_url + p.path))}</loc>{lastmod}</sitemap>\n" for p in out)
     out.append(Page("sitemap.xml", ('<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + index + "</sitemapindex>\n").encode("utf-8")))
     return out

@@ -325,6 +325,8 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
         else:
             updated[run_id] = result
             lines.append(f"{run_id}: {summary} (added)")
+    if source is not None and (reformatted := _reformatted(source.path, source.data, write_results(recorded))) is not None:
+        problems.append(reformatted)
     if problems:
         raise PublicationError(problems)
     data = write_results(updated)
@@ -334,6 +336,23 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
         temporary.write_bytes(data)
         temporary.replace(target)
     return ScoreReport(tuple(lines))
+
+
+def _reformatted(path: str, data: bytes, canonical: bytes) -> Diagnostic | None:
+    """A results record holding its values in other bytes than sitegen writes is refused, never silently rewritten or said
+    to reproduce: it is published byte for byte, and its checksum would change. Placed at the first difference."""
+    if data == canonical:
+        return None
+    text, wanted = data.decode("utf-8"), canonical.decode("utf-8")
+    at = next((i for i, (a, b) in enumerate(zip(text, wanted)) if a != b), min(len(text), len(wanted)))
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    diff = "".join(list(difflib.unified_diff(text.splitlines(keepends=True), wanted.splitlines(keepends=True),
+                                             "results.json (as it is)", "results.json (as sitegen writes it)", n=1))[:40])
+    return Diagnostic(path, line, column, None,
+                      "results.json holds the recorded results in other bytes than sitegen writes them (reformatted or "
+                      "reordered); nothing was written. It is published byte for byte, so restore its bytes (e.g. from "
+                      "version control) instead of rewriting it\n" + diff.rstrip("\n"), "results.not-canonical")
 
 
 def _summary(result: m.RunResult) -> str:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Iterator, Mapping, Sequence
 
-from sitegen.errors import Diagnostic, OutFolderError, PublicationError
+from sitegen.errors import Diagnostic, OutFolderError, PublicationError, WriteError
 from sitegen.model import InMemoryFile, SourceFile
 from sitegen.pages import Page
+from sitegen.swap import locked_folder, staged_prefix, swap_in, sweep
 
 DOWNLOADS = "downloads"
 SUMS = "SHA256SUMS"
@@ -109,14 +109,33 @@ def is_site(folder: Path) -> bool:
 
 @contextmanager
 def staging(out_dir: Path) -> Iterator[Path]:
-    """A fresh folder beside `out_dir` for the new site (same filesystem, so the swap is a rename); gone again unless swapped in."""
+    """A fresh folder beside `out_dir` for the new site (same filesystem, so the swap is a rename); gone again unless swapped in.
+
+    What builds killed earlier left beside `out_dir` is swept first (swap.sweep); the folder is locked while in use.
+    """
     out_dir = Path(out_dir).resolve()
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
+    with ExitStack() as stack:
+        with writing(out_dir.parent, "create the folder for the new site here", at_failed_path=False):
+            out_dir.parent.mkdir(parents=True, exist_ok=True)
+            sweep(out_dir)
+            folder = stack.enter_context(locked_folder(out_dir.parent, staged_prefix(out_dir)))
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)  # after an exchange this is the old site; after a rename, nothing
+
+
+@contextmanager
+def writing(path: Path | str, action: str = "write", *, at_failed_path: bool = True) -> Iterator[None]:
+    """Turn a failure of the file system (disk full, read-only, no permission) into a WriteError placed at its path
+    (or at `path`, when the one that failed is a made-up name that means nothing to the reader)."""
     try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)  # after a swap there is nothing left to remove
+        yield
+    except OSError as exc:
+        where = exc.filename if exc.filename is not None and at_failed_path else path
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise WriteError([Diagnostic(str(where), None, None, None, f"cannot {action}: {reason[:1].lower()}{reason[1:]}; "
+                                     "the previous site is untouched", "site.write-failed")]) from None
 
 
 class PageWriter:
@@ -130,10 +149,11 @@ class PageWriter:
         if not _safe_path(page.path):
             raise PublicationError([Diagnostic(page.path, None, None, None, "not a safe relative path inside the site", "site.unsafe-path")])
         target = self.root / page.path
-        if target.parent not in self._folders:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            self._folders.add(target.parent)
-        target.write_bytes(page.data)
+        with writing(target):
+            if target.parent not in self._folders:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                self._folders.add(target.parent)
+            target.write_bytes(page.data)
         return SiteFile(page.path, len(page.data), hashlib.sha256(page.data).hexdigest())
 
 
@@ -172,9 +192,11 @@ def write_site(
         written.add(f"{DOWNLOADS}/{name}", file.data)
     written.add(f"{DOWNLOADS}/{SUMS}", sha256sums(downloads))
     written.add(MARKER, MARKER_TEXT)
-    _verify_downloads(staged, written.files)
-    os.chmod(staged, 0o755)  # mkdtemp makes the folder private; a site is meant to be read
-    _swap(staged, check_out_dir(out_dir))
+    with writing(staged, "check the written downloads"):
+        _verify_downloads(staged, written.files)
+    with writing(staged, "put the new site in place"):
+        os.chmod(staged, 0o755)  # mkdtemp makes the folder private; a site is meant to be read
+        swap_in(staged, check_out_dir(out_dir))
     return SiteManifest(str(out_dir), tuple(sorted(written.files.values(), key=lambda f: f.path)))
 
 
@@ -217,28 +239,3 @@ def _verify_downloads(tmp: Path, files: Mapping[str, SiteFile]) -> None:
             problems.append(Diagnostic(path, None, None, None, "the bytes on disk differ from the bytes rendered", "site.write-mismatch"))
     if problems:
         raise PublicationError(problems)
-
-
-def _swap(tmp: Path, out_dir: Path) -> None:
-    """Rename the old site aside, the new one into place, then delete the old; put the old one back if the rename fails.
-
-    The folder the old site is put aside in goes again whatever fails; only if even putting the old site back fails is
-    it kept, holding the old site.
-    """
-    if not out_dir.exists():
-        os.rename(tmp, out_dir)
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
-    aside = old / "site"
-    try:
-        os.rename(out_dir, aside)
-    except BaseException:
-        shutil.rmtree(old, ignore_errors=True)  # still empty: the old site never left its place
-        raise
-    try:
-        os.rename(tmp, out_dir)
-    except BaseException:
-        os.rename(aside, out_dir)  # should this fail, `old` holds the old site and is not deleted
-        shutil.rmtree(old, ignore_errors=True)
-        raise
-    shutil.rmtree(old, ignore_errors=True)

@@ -10,7 +10,7 @@ MODULES = sorted(p.stem for p in PACKAGE.glob("*.py"))
 
 # The phases in the order data flows through them; a module may import its own phase or an earlier one.
 PHASES = (
-    ("load", {"__init__", "records", "jsonread", "schema", "text", "model", "errors", "entries", "spool", "workers", "collector"}),
+    ("load", {"__init__", "records", "jsonread", "schema", "text", "model", "errors", "entries", "spool", "workers", "collector", "invisibles"}),
     ("match", {"matching"}),
     ("measure", {"measures"}),
     ("score", {"scoring"}),
@@ -18,7 +18,7 @@ PHASES = (
     ("results", {"results", "comparison", "explanation", "release", "publication"}),
     ("changelog", {"changelog", "markup"}),
     ("render", {"pages", "templating", "feed", "formatting", "catalogs"}),
-    ("write", {"site"}),
+    ("write", {"site", "swap"}),
     ("build", {"build", "checks", "serving"}),
     ("cli", {"cli", "__main__"}),
 )

@@ -17,7 +17,7 @@ from babel.dates import format_date
 import sitegen.build
 import sitegen.site
 from sitegen.build import build_site
-from sitegen.errors import OutFolderError
+from sitegen.errors import OutFolderError, WriteError
 from sitegen.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -129,11 +129,38 @@ def test_a_failure_midway_through_writing_leaves_the_previous_site_and_no_tempor
             return super().write_bytes(data)
 
     monkeypatch.setattr(sitegen.site, "Path", FailingPath)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(WriteError) as caught:
         build_site(RECORDS, out)
     assert len(written) == 40, "the failure happened midway, after some files were written"
+    [problem] = caught.value.diagnostics
+    assert problem.path.startswith(f"{parent}/.site.tmp-") and problem.path.endswith(".html"), "placed at the file that failed"
+    assert (problem.message, problem.code) == ("cannot write: no space left on device; the previous site is untouched", "site.write-failed")
     assert tree(out) == before
     assert [p.name for p in parent.iterdir()] == ["site"]
+
+
+def test_a_full_disk_on_the_command_line_is_one_placed_line_and_exit_1(tmp_path, monkeypatch, capsys):
+    """Disk full is the environment's fault, not the records': exit 1 as for every such failure, never a traceback."""
+    import errno
+
+    out = tmp_path / "site"
+    assert main(["build", "--records", str(SMALL), "--out", str(out), "--quiet"]) == 0
+    before = tree(out)
+    real = Path.write_bytes
+
+    def full(self, data):
+        if self.name == "index.html" and "/en/" in str(self):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    code = main(["build", "--records", str(SMALL), "--out", str(out), "--quiet"])
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert re.fullmatch(rf"{re.escape(str(tmp_path))}/\.site\.tmp-\w+/en/\S*index\.html: error: cannot write: no space left on "
+                        r"device; the previous site is untouched \[site\.write-failed\]\n", err), err
+    assert tree(out) == before and sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
 # --- (c) determinism --------------------------------------------------------------------------

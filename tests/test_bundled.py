@@ -11,7 +11,7 @@ from sitegen import model as m
 from sitegen.changelog import build_changelog
 from sitegen.cli import main
 from sitegen.records import load_records
-from sitegen.results import read_results
+from sitegen.results import canonical_json, read_results
 from sitegen.scoring import score_run
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
@@ -207,3 +207,36 @@ def test_a_run_scored_with_scorer_7_has_a_pair_that_scorer_6_would_have_passed(r
     assert [o for o in as_scorer_6.observations if o.measure == "INVARIANT_PAIRS"] == []
     pairs = next(x for x in as_scorer_6.measures if x.measure == "INVARIANT_PAIRS")
     assert pairs.passed == pairs.observed > 0
+
+
+@pytest.mark.parametrize("reformat", ["indent", "reordered", "final-newline"])
+def test_score_all_refuses_a_reformatted_but_equal_record_instead_of_rewriting_it(tmp_path, capsys, reformat):
+    """Equal values in other bytes do not "reproduce the record": it is published byte for byte, so it is refused, placed."""
+    import json
+    import re
+
+    root = tmp_path / "records"
+    shutil.copytree(RECORDS, root)
+    original = (root / "results.json").read_bytes()
+    document = json.loads(original)
+    if reformat == "indent":
+        data = (json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+    elif reformat == "reordered":
+        document["runs"].reverse()
+        data = canonical_json(document)
+    else:
+        data = original.rstrip(b"\n")
+    new, old = read_results(data), read_results(original)
+    assert {run: new[run] for run in new} == {run: old[run] for run in old}, "the same recorded values"
+    (root / "results.json").write_bytes(data)
+
+    code = main(["score", "--all", "--records", str(root)])
+    out, err = capsys.readouterr()
+    assert code == 2 and "Traceback" not in err
+    assert "reproduces the record" not in out
+    first = err.splitlines()[0]
+    assert re.match(rf"{re.escape(str(root / 'results.json'))}:\d+:\d+: error: results.json holds the recorded results in other "
+                    r"bytes than sitegen writes them", first), first
+    assert err.rstrip().endswith("[results.not-canonical]")
+    assert "+++ results.json (as sitegen writes it)" in err, "the difference is shown"
+    assert (root / "results.json").read_bytes() == data, "nothing was rewritten"

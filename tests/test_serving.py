@@ -76,3 +76,83 @@ def test_serve_refuses_a_port_number_beyond_65535_as_a_typed_error(tmp_path):
         serve(SMALL, tmp_path / "site", port=99999, log=[].append, stop=threading.Event())
     assert "cannot serve on 127.0.0.1:99999" in str(caught.value)
     assert not (tmp_path / "site").exists()
+
+
+# --- what the server answers: the built site's files only, as its host would --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A real server on 127.0.0.1 serving a built site, with a secret beside the site and symbolic links inside it."""
+    import http.client
+
+    from sitegen.build import build_site
+    from sitegen.serving import bind
+
+    tmp = tmp_path_factory.mktemp("served")
+    out = tmp / "site"
+    build_site(SMALL, out)
+    (tmp / "secret.txt").write_bytes(b"not part of the site")
+    (out / "en" / "escape.txt").symlink_to(tmp / "secret.txt")
+    (out / "en" / "outside").symlink_to(tmp)
+    (out / "en" / "empty").mkdir()
+    server = bind(0, out)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    port = server.server_address[1]
+
+    def get(path: str, *, host: str | None = f"127.0.0.1:{port}", method: str = "GET"):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.putrequest(method, path, skip_host=True)
+        if host is not None:
+            connection.putheader("Host", host)
+        connection.endheaders()
+        response = connection.getresponse()
+        data = response.read()
+        connection.close()
+        return response.status, dict(response.getheaders()), data
+
+    yield out, get
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_page_is_served_with_its_bytes_type_and_the_sites_csp_as_a_header(served):
+    from sitegen.pages import CONTENT_SECURITY_POLICY
+
+    out, get = served
+    status, headers, data = get("/en/index.html")
+    assert status == 200 and data == (out / "en" / "index.html").read_bytes()
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+    assert headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    assert f'content="{CONTENT_SECURITY_POLICY}"' in data.decode(), "the header and the pages' meta element are the same policy"
+    assert get("/")[2] == (out / "index.html").read_bytes() and get("/en/")[2] == data
+    status, headers, _ = get("/en")
+    assert (status, headers["Location"]) == (301, "/en/")
+    status, headers, data = get("/downloads/SHA256SUMS", method="HEAD")
+    assert status == 200 and data == b"" and headers["Content-Length"] == str((out / "downloads" / "SHA256SUMS").stat().st_size)
+
+
+@pytest.mark.parametrize("path", [
+    "/downloads/",  # a folder without index.html: no listing
+    "/en/empty/",
+    "/en/escape.txt",  # symbolic links inside the site, to a file and a folder outside it
+    "/en/outside/secret.txt",
+    "/../secret.txt", "/en/%2e%2e/%2e%2e/secret.txt", "/en/..%2f..%2fsecret.txt",
+    "/%00", "/en/%ff.html", "/en/nothing-here.html", "/.sitegen-site/x",
+])
+def test_anything_but_a_file_of_the_site_gets_the_sites_own_404_page(served, path):
+    out, get = served
+    status, headers, data = get(path)
+    assert status == 404, path
+    assert data == (out / "404.html").read_bytes()
+    assert b"not part of the site" not in data and b"Index of" not in data
+    assert "Content-Security-Policy" in headers
+
+
+@pytest.mark.parametrize("host", ["evil.example", "localhost:1", "127.0.0.1", "127.0.0.1:1", "", None])
+def test_a_host_other_than_the_bound_address_is_refused_with_400(served, host):
+    _, get = served
+    status, headers, data = get("/en/index.html", host=host)
+    assert status == 400
+    assert b"<html" not in data and "Content-Security-Policy" in headers

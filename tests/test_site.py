@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import re
 import shutil
@@ -11,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import sitegen.site as site_module
-from sitegen.errors import OutFolderError, PublicationError
+import sitegen.swap as swap_module
+from sitegen.errors import OutFolderError, PublicationError, WriteError
 from sitegen.model import InMemoryFile
 from sitegen.pages import Page
 from sitegen.site import MARKER, MARKER_TEXT, check_out_dir, sha256sums, write_site
@@ -89,13 +91,17 @@ def test_a_failure_while_writing_leaves_the_old_site_byte_identical(tmp_path, mo
     def failing(self, data):
         calls["n"] += 1
         if calls["n"] == 3:
-            raise OSError("disk full")
+            raise OSError(errno.ENOSPC, "No space left on device")
         return real(self, data)
 
     monkeypatch.setattr(Path, "write_bytes", failing)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(WriteError) as caught:
         write_site((Page("index.html", b"new"), *PAGES[1:]), out, published=PUBLISHED)
     monkeypatch.undo()
+    [line] = caught.value.lines()
+    assert re.fullmatch(rf"{re.escape(str(tmp_path))}/\.site\.tmp-\w+/static/site\.css: error: cannot write: no space left on device; "
+                        r"the previous site is untouched \[site\.write-failed\]", line), line
+    assert caught.value.exit_code == 1
     assert tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no temporary folder left behind
 
@@ -112,10 +118,13 @@ def _rewrite_with_a_rename_refused(tmp_path, monkeypatch, refuse, error: OSError
             raise error
         return real(src, dst)
 
+    monkeypatch.setattr(swap_module, "exchange", lambda a, b: False)  # the two-rename fallback
     monkeypatch.setattr(site_module.os, "rename", rename)
-    with pytest.raises(OSError, match=match):
+    with pytest.raises(WriteError) as caught:
         write_site((Page("index.html", b"new"),), out, published=PUBLISHED)
     monkeypatch.undo()
+    assert [d.code for d in caught.value.diagnostics] == ["site.write-failed"]
+    assert re.search(match, caught.value.diagnostics[0].message), caught.value.diagnostics[0].message
     assert tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"], "no .site.old- or .site.tmp- folder is left behind"
 
@@ -367,3 +376,21 @@ def test_writing_into_an_empty_folder_and_over_a_previous_site_works(tmp_path):
     write_site(PAGES, out, published=PUBLISHED)
     assert "en/gone.html" not in tree(out) and (out / MARKER).read_bytes() == MARKER_TEXT
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_a_read_only_folder_is_a_placed_diagnostic_with_the_old_site_untouched(tmp_path, monkeypatch):
+    """Root may write anywhere, so the read-only file system is simulated where the staging folder is made."""
+    out = tmp_path / "site"
+    write_site(PAGES, out, published=PUBLISHED)
+    before = tree(out)
+
+    def read_only(prefix, dir):
+        raise OSError(errno.EROFS, "Read-only file system", f"{dir}/{prefix}abc123")
+
+    monkeypatch.setattr(swap_module.tempfile, "mkdtemp", read_only)
+    with pytest.raises(WriteError) as caught:
+        write_site(PAGES, out, published=PUBLISHED)
+    monkeypatch.undo()
+    assert caught.value.lines() == [f"{tmp_path}: error: cannot create the folder for the new site here: read-only file system; "
+                                    "the previous site is untouched [site.write-failed]"]
+    assert tree(out) == before and sorted(p.name for p in tmp_path.iterdir()) == ["site"]

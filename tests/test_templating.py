@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from jinja2 import DictLoader, Environment, StrictUndefined
 from markupsafe import Markup, escape
 
+from sitegen.invisibles import HIDDEN, visible_html
 from sitegen.templating import SiteEnvironment, escape_output
 
 
@@ -18,9 +19,14 @@ class Html:
         return "<b>safe</b>"
 
 
-@given(st.text())
+@given(st.text().filter(lambda text: not HIDDEN.search(text)))
 def test_a_plain_string_is_escaped_to_markupsafes_entities(text):
     assert escape_output(text) == str(escape(text))
+
+
+@given(st.text())
+def test_any_string_is_escaped_to_markupsafes_entities_with_hidden_characters_shown_as_codes(text):
+    assert escape_output(text) == visible_html(str(escape(text)))
 
 
 @pytest.mark.parametrize("value", [Markup("<i>already safe</i>"), 42, 2.5, None, Html(), ["<a>"], Markup("&amp;")])
@@ -51,8 +57,11 @@ def _environments():
     return plain, site
 
 
+SHOWN = st.text().filter(lambda text: not HIDDEN.search(text))  # hidden characters are the one difference: tested below
+
+
 @settings(max_examples=200)
-@given(st.text(), st.text(), st.integers())
+@given(SHOWN, SHOWN, st.integers())
 def test_pages_render_exactly_as_with_plain_jinja(title, body, n):
     plain, site = _environments()
     context = dict(title=title, body=body, safe=Markup("<hr>"), n=n, raw="<raw>", items=["<a>", Markup("<b>")])
