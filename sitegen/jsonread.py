@@ -58,8 +58,70 @@ def escape_pointer(token: object) -> str:
     return str(token).replace("~", "~0").replace("/", "~1")
 
 
+MAX_DEPTH = 64  # no record nests deeper than about ten; the parsers and walkers here recurse once per level
+_PAIR = re.compile(r"\[\]|\{\}")
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]', re.DOTALL)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def too_deep(text: str) -> bool:
+    """Whether arrays and objects nest more than MAX_DEPTH deep (brackets in strings aside); each pass strips one level."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False
+    brackets = re.sub(r'"(?:[^"\\]|\\.)*"|[^\[\]{}"]+', "", text)
+    for _ in range(MAX_DEPTH):
+        brackets, stripped = _PAIR.subn("", brackets)
+        if not brackets or not stripped:
+            return False  # balanced and shallow enough, or not balanced at all (the parser says where)
+    return bool(_PAIR.search(brackets))
+
+
+def _deep_place(text: str) -> tuple[str, int]:
+    """The pointer and offset of the first array or object nested deeper than MAX_DEPTH, found without recursion."""
+    stack: list[list] = []  # per open container: [is_object, current key or index, expecting a key]
+    for match in _BRACKETS.finditer(text):
+        token = match.group(0)
+        if token in "[{":
+            if len(stack) == MAX_DEPTH:
+                return "".join(f"/{escape_pointer(frame[1])}" for frame in stack), match.start()
+            stack.append([token == "{", 0 if token == "[" else "", token == "{"])
+        elif token in "]}":
+            if stack:
+                stack.pop()
+        elif token == ",":
+            if stack:
+                frame = stack[-1]
+                if frame[0]:
+                    frame[2] = True
+                else:
+                    frame[1] += 1
+        elif token == ":":
+            pass
+        elif stack and stack[-1][0] and stack[-1][2]:
+            stack[-1][1], stack[-1][2] = json.loads(token), False
+    return "", 0
+
+
+def _surrogates(value: object, place: str, shown: str) -> Iterator[tuple[str, str, str]]:
+    """(pointer, printable pointer, what) for every key or string holding a lone UTF-16 surrogate, which is no character."""
+    if isinstance(value, str):
+        if _SURROGATE.search(value):
+            yield place, shown, "string"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            printable = _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", key)
+            child, child_shown = f"{place}/{escape_pointer(key)}", f"{shown}/{escape_pointer(printable)}"
+            if printable != key:
+                yield child, child_shown, "key"
+            yield from _surrogates(item, child, child_shown)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _surrogates(item, f"{place}/{index}", f"{shown}/{index}")
+
+
 def parse_json(path: str, data: bytes) -> tuple[JsonText | None, list[Diagnostic]]:
-    """Parse bytes strictly: UTF-8, no duplicate keys, no NaN or Infinity."""
+    """Parse bytes strictly: UTF-8, no duplicate keys, no NaN or Infinity, no lone surrogate, at most MAX_DEPTH deep."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -68,6 +130,10 @@ def parse_json(path: str, data: bytes) -> tuple[JsonText | None, list[Diagnostic
         return None, [Diagnostic(path, line, column, None, "file is not valid UTF-8", "json.encoding")]
     if text.startswith("\ufeff"):
         return None, [Diagnostic(path, 1, 1, None, "file starts with a byte order mark; save it as UTF-8 without BOM", "json.encoding")]
+    if too_deep(text):
+        pointer, offset = _deep_place(text)
+        line, column = _line_col(text, offset)
+        return None, [Diagnostic(path, line, column, pointer, f"arrays and objects nested more than {MAX_DEPTH} deep", "json.too-deep")]
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_refuse_constant)
     except _Duplicate:
@@ -77,7 +143,14 @@ def parse_json(path: str, data: bytes) -> tuple[JsonText | None, list[Diagnostic
     except ValueError as exc:
         line, column = _locate_constant(text)
         return None, [Diagnostic(path, line, column, None, f"malformed JSON: {exc}", "json.syntax")]
-    return JsonText(path, text, value), []
+    doc = JsonText(path, text, value)
+    if _SURROGATE_ESCAPE.search(text):
+        found = [Diagnostic(path, *doc.position(place), shown, f"{what} holds a lone UTF-16 surrogate (an unpaired "
+                            "\\ud800-\\udfff escape), which is not a character", "json.surrogate")
+                 for place, shown, what in _surrogates(value, "", "")]
+        if found:
+            return None, found
+    return doc, []
 
 
 def _locate_constant(text: str) -> tuple[int | None, int | None]:
@@ -205,6 +278,8 @@ def iter_json_items(doc: JsonText, key: str) -> Iterator[tuple[int, object]]:
     NotStreamable at anything unusual (bad syntax, a duplicate key, NaN), and the caller falls back to parse_json.
     """
     text, skip = doc.text, _WS.match
+    if _SURROGATE_ESCAPE.search(text):
+        raise NotStreamable()  # parse_json says where the lone surrogate stands
     members: dict[str, object] = {}
     doc.value = members
     try:
@@ -247,7 +322,7 @@ def iter_json_items(doc: JsonText, key: str) -> Iterator[tuple[int, object]]:
             break
         if skip(text, pos + 1).end() != len(text):
             raise NotStreamable()
-    except (IndexError, ValueError, _Duplicate):
+    except (IndexError, ValueError, RecursionError, _Duplicate):
         raise NotStreamable() from None
 
 
