@@ -15,6 +15,7 @@ class Diagnostic:
     pointer: str | None
     message: str
     code: str
+    severity: str = "error"  # or "note": what a problem elsewhere kept from being checked
 
     def format(self) -> str:
         place = self.path
@@ -24,7 +25,7 @@ class Diagnostic:
                 place += f":{self.column}"
         if self.pointer is not None:
             place += f": {self.pointer or '/'}"
-        return f"{place}: error: {self.message} [{self.code}]"
+        return f"{place}: {self.severity}: {self.message} [{self.code}]"
 
 
 class SitegenError(Exception):
