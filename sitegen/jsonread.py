@@ -103,6 +103,12 @@ def _deep_place(text: str) -> tuple[str, int]:
     return "", 0
 
 
+def _too_deep(path: str, text: str) -> Diagnostic:
+    pointer, offset = _deep_place(text)
+    line, column = _line_col(text, offset)
+    return Diagnostic(path, line, column, pointer, f"arrays and objects nested more than {MAX_DEPTH} deep", "json.too-deep")
+
+
 def _surrogates(value: object, place: str, shown: str) -> Iterator[tuple[str, str, str]]:
     """(pointer, printable pointer, what) for every key or string holding a lone UTF-16 surrogate, which is no character."""
     if isinstance(value, str):
@@ -131,11 +137,11 @@ def parse_json(path: str, data: bytes) -> tuple[JsonText | None, list[Diagnostic
     if text.startswith("\ufeff"):
         return None, [Diagnostic(path, 1, 1, None, "file starts with a byte order mark; save it as UTF-8 without BOM", "json.encoding")]
     if too_deep(text):
-        pointer, offset = _deep_place(text)
-        line, column = _line_col(text, offset)
-        return None, [Diagnostic(path, line, column, pointer, f"arrays and objects nested more than {MAX_DEPTH} deep", "json.too-deep")]
+        return None, [_too_deep(path, text)]
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_refuse_constant)
+    except RecursionError:  # brackets that never close, too many for the parser to reach the end and say so
+        return None, [_too_deep(path, text)]
     except _Duplicate:
         return None, _find_duplicates(path, text)
     except json.JSONDecodeError as exc:

@@ -378,3 +378,22 @@ def test_answers_are_checked_in_themselves_when_no_other_record_loads(tmp_path):
     codes = {(Path(d.path).name, d.code) for d in problems(root)}
     assert ("answers.json", "record.dangling-trace") in codes
     assert {("runs.json", "json.syntax"), ("cases.json", "json.syntax"), ("setups.json", "json.syntax")} <= codes
+
+
+def test_a_control_character_in_a_key_cannot_break_or_forge_a_diagnostic_line(tmp_path, capsys):
+    """Found by the fuzz campaign: "\\report" is a key holding a carriage return, and the line printed for it was cut in two."""
+    root = copy_small(tmp_path)
+    replace_text(root, "answers.json", '"report": ', '"\\report\\n/x: error: forged [x]\\u202e": ')
+    lines = build_lines(root, tmp_path, capsys)
+    assert all(LOCATED.match(line) for line in lines), lines
+    (line,) = [line for line in lines if "unknown-field" in line]
+    assert "\\u000deport\\u000a/x: error: forged [x]\\u202e" in line
+
+
+def test_brackets_that_never_close_are_too_deep_not_a_recursion_error(tmp_path, capsys):
+    """Found by the fuzz campaign: 5,000 "[" that never close, inserted into setups.json."""
+    root = copy_small(tmp_path)
+    text = replace_text(root, "setups.json", '"setups": [', '"setups": [' + "[" * 5000)
+    (found,) = [d for d in problems(root) if d.path.endswith("setups.json")]
+    assert (found.code, found.line) == ("json.too-deep", text[: text.index('"setups": [')].count("\n") + 1)
+    assert any(l.endswith("[json.too-deep]") for l in build_lines(root, tmp_path, capsys))
