@@ -59,22 +59,27 @@ def escape_pointer(token: object) -> str:
 
 
 MAX_DEPTH = 64  # no record nests deeper than about ten; the parsers and walkers here recurse once per level
-_PAIR = re.compile(r"\[\]|\{\}")
 _BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]', re.DOTALL)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def too_deep(text: str) -> bool:
-    """Whether arrays and objects nest more than MAX_DEPTH deep (brackets in strings aside); each pass strips one level."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
-        return False
-    brackets = re.sub(r'"(?:[^"\\]|\\.)*"|[^\[\]{}"]+', "", text)
-    for _ in range(MAX_DEPTH):
-        brackets, stripped = _PAIR.subn("", brackets)
-        if not brackets or not stripped:
-            return False  # balanced and shallow enough, or not balanced at all (the parser says where)
-    return bool(_PAIR.search(brackets))
+def shallow(value: object) -> bool:
+    """Whether arrays and objects nest at most MAX_DEPTH deep; a walk over the containers only, without recursion."""
+    stack = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth = pop()
+        if type(node) is dict:
+            node = node.values()
+        elif type(node) is not list:
+            continue
+        if depth > MAX_DEPTH:
+            return False
+        for item in node:
+            if type(item) is dict or type(item) is list:
+                push((item, depth + 1))
+    return True
 
 
 def _deep_place(text: str) -> tuple[str, int]:
@@ -136,8 +141,6 @@ def parse_json(path: str, data: bytes) -> tuple[JsonText | None, list[Diagnostic
         return None, [Diagnostic(path, line, column, None, "file is not valid UTF-8", "json.encoding")]
     if text.startswith("\ufeff"):
         return None, [Diagnostic(path, 1, 1, None, "file starts with a byte order mark; save it as UTF-8 without BOM", "json.encoding")]
-    if too_deep(text):
-        return None, [_too_deep(path, text)]
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_refuse_constant)
     except RecursionError:  # brackets that never close, too many for the parser to reach the end and say so
@@ -149,6 +152,8 @@ def parse_json(path: str, data: bytes) -> tuple[JsonText | None, list[Diagnostic
     except ValueError as exc:
         line, column = _locate_constant(text)
         return None, [Diagnostic(path, line, column, None, f"malformed JSON: {exc}", "json.syntax")]
+    if not shallow(value):  # the walkers that place problems recurse once per level
+        return None, [_too_deep(path, text)]
     doc = JsonText(path, text, value)
     if _SURROGATE_ESCAPE.search(text):
         found = [Diagnostic(path, *doc.position(place), shown, f"{what} holds a lone UTF-16 surrogate (an unpaired "
