@@ -165,7 +165,8 @@ def parse_json(path: str, data: bytes) -> tuple[JsonText | None, list[Diagnostic
 
 
 def _locate_constant(text: str) -> tuple[int | None, int | None]:
-    for match in re.finditer(r"-?\b(NaN|Infinity)\b", text):
+    # NaN or Infinity, else a number too long for Python to convert ("Exceeds the limit (4300 digits)")
+    for match in re.finditer(r"-?\b(NaN|Infinity)\b|[0-9]{4301,}", text):
         return _line_col(text, match.start())
     return (None, None)
 

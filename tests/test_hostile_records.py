@@ -397,3 +397,10 @@ def test_brackets_that_never_close_are_too_deep_not_a_recursion_error(tmp_path, 
     (found,) = [d for d in problems(root) if d.path.endswith("setups.json")]
     assert (found.code, found.line) == ("json.too-deep", text[: text.index('"setups": [')].count("\n") + 1)
     assert any(l.endswith("[json.too-deep]") for l in build_lines(root, tmp_path, capsys))
+
+
+def test_a_number_of_5000_digits_is_a_located_syntax_error(tmp_path):
+    root = copy_small(tmp_path)
+    text = replace_text(root, "runs.json", '"repetitions": 2', '"repetitions": ' + "9" * 5000)
+    (found,) = [d for d in problems(root) if d.path.endswith("runs.json")]
+    assert (found.code, found.line) == ("json.syntax", text[: text.index('"repetitions": 2')].count("\n") + 1)
