@@ -206,6 +206,7 @@ def _note_waiting(root: Path, out: _Collector, *, config: bool, setups: bool, ru
         waiting[SETUPS_FILE] = "the runs' setups"  # no answers file was read at all
         waiting[RUNS_FILE] = None
         waiting[CASES_FILE] = "the runs' suite versions"
+
     def note(name: str, what: str) -> None:
         path = str(root / name)
         first = next((d for d in out.diagnostics if d.path == path), None)  # placed at the file's first problem
