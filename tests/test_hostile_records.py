@@ -346,8 +346,8 @@ def test_a_utf8_error_in_a_changelog_entry_gives_line_and_column(tmp_path):
 # --- 15. all problems in one run -------------------------------------------------------------------------------------
 
 def test_four_independent_problems_in_four_files_are_all_reported_in_one_run(tmp_path, capsys):
-    """Four problems a robustness probe found taking three runs to see: an unknown field in cases.json, a duplicate finding id in answers.json, an impossible date in
-    runs.json, a truncated results.json."""
+    """Four problems a robustness probe needed three runs to see: an unknown field in cases.json, a duplicate finding id in
+    answers.json, an impossible date in runs.json, a truncated results.json."""
     root = copy_small(tmp_path)
     edit(root, "cases.json", lambda v: v["case_versions"][0].update(colour="blue"))
 
