@@ -20,16 +20,17 @@ FILES = tuple(sorted(p.relative_to(SMALL).as_posix() for p in SMALL.rglob("*") i
 # Values a publisher's tools, a broken export or an attacker might leave in any place of a record.
 # The nastiest come first: Hypothesis draws small indexes more often.
 HOSTILE_VALUES: tuple[object, ...] = (
-    "\ud800", 10**20, "a\udfffb", "r1\n", "index", None, True, False, 0, -1, 1, 2, 3, 101, -(10**20), 10**400, 1.5, 1e308, -0.0, "", " ", "\n", "con",
-    "NUL.json", "schemas", "SHA256SUMS", "../x.json", "changelog/../../x.json", "/etc/passwd", "a..b", "x" * 300, "x" * 100_001,
-    "\u202e\u200b\u0000\u0007\u001b[31m", "<script>alert(1)</script>", "https://[::1", "2026-02-30",
-    "2026-13-01", "0" * 64, "R-ATGARD-2", "leak-unchecked", "r2", [], {}, [[]], {"merge": True}, [1, 2], [2, 1], [1, 10**9],
-    {"lines": [1, 1]}, {"quote": "Läckan är åtgärdad."},
+    "\ud800", 10**20, "a\udfffb", "r1\n", "index", None, True, False, 0, -1, 1, 2, 3, 101, -(10**20), 10**400, 1.5, 1e308,
+    -0.0, "", " ", "\n", "con", "NUL.json", "schemas", "SHA256SUMS", "../x.json", "changelog/../../x.json", "/etc/passwd",
+    "a..b", "x" * 300, "x" * 100_001, "\u202e\u200b\u0000\u0007\u001b[31m", "<script>alert(1)</script>", "https://[::1",
+    "2026-02-30", "2026-13-01", "0" * 64, "R-ATGARD-2", "leak-unchecked", "r2", [], {}, [[]], {"merge": True}, [1, 2], [2, 1],
+    [1, 10**9], {"lines": [1, 1]}, {"quote": "Läckan är åtgärdad."},
 )
 # Bytes to splice into a file's text.
 HOSTILE_BYTES: tuple[bytes, ...] = (
-    b"[" * 5000, b"source: https://[::1\n", b"\\ud800", b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\x1b", b"[", b"]", b"{", b"}", b'"', b",", b":", b"\\", b"NaN",
-    b"1e999", b"9" * 5000, b"\n", b"\r\n", b"\xef\xbb\xbf", b'{"a":' * 3000, b"---\n",
+    b"[" * 5000, b"source: https://[::1\n", b"\\ud800", b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\x1b", b"[", b"]",
+    b"{", b"}", b'"', b",", b":", b"\\", b"NaN", b"1e999", b"9" * 5000, b"\n", b"\r\n", b"\xef\xbb\xbf", b'{"a":' * 3000,
+    b"---\n",
 )
 
 Choose = Callable[[int], int]  # choose(n): an index in range(n)
