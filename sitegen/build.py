@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import model as m
-from .errors import Diagnostic, PublicationError, UsageError
+from .errors import Diagnostic, PublicationError, RecordsError, UsageError
 from .publication import Download, collect_downloads
 from .records import load_records
 from .schema import schema_files
@@ -67,7 +67,10 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
             raise UsageError(f"{folder} is missing: sitegen reads its templates and catalogs from its source folder, "
                              "so install it from a checkout with `pip install -e .`")
     say("load", str(records_dir))
-    records = load_records(records_dir, jobs=jobs)
+    try:
+        records = load_records(records_dir, jobs=jobs)
+    except RecordsError as exc:
+        raise RecordsError(exc.diagnostics + _results_problems(Path(records_dir))) from None
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
     if "results.json" not in records.files:
         raise PublicationError([Diagnostic(str(Path(records_dir) / "results.json"), None, None, None,
@@ -83,6 +86,20 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
     catalogs = load_catalogs(LOCALES, records.config.languages)
     return Checked(records, results, downloads, changelog, catalogs, build_date(records), comparisons)
+
+
+def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
+    """What is wrong with the results record in itself (JSON, schema), so that records that do not load are no reason to
+    leave it for another run; verifying it against a fresh scoring waits until they load."""
+    try:
+        data = (records_dir / "results.json").read_bytes()
+    except OSError:
+        return ()
+    try:
+        read_results(data, path=str(records_dir / "results.json"))
+    except RecordsError as exc:
+        return exc.diagnostics
+    return ()
 
 
 def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None, write=None):

@@ -88,8 +88,12 @@ def check_explains(value: str) -> str | None:
 
 def check_source(value: str) -> str | None:
     """Return why `value` is not an https URL, or None."""
-    parts = urlsplit(value)
-    if parts.scheme == "https" and parts.netloc and not re.search(r"\s", value):
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 (reading it checks the port: "https://host:x" is no URL)
+    except ValueError:  # "https://[::1": urlsplit refuses what it cannot take apart
+        parts = None
+    if parts is not None and parts.scheme == "https" and parts.hostname and not re.search(r"\s", value):
         return None
     return f'source "{value}" is not an https URL'
 
@@ -190,11 +194,13 @@ def load_entries(folder: Path) -> tuple[Entry, ...]:
         if bad_name is not None:
             problems.append(Diagnostic(path, None, None, None, bad_name, "entry.bad-name"))
             continue
+        data = file.read_bytes()
         try:
-            text = file.read_bytes().decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as error:
-            problems.append(Diagnostic(path, None, None, None,
-                                       f"file is not valid UTF-8 (byte {error.start})", "entry.encoding"))
+            line = data.count(b"\n", 0, error.start) + 1
+            column = len(data[data.rfind(b"\n", 0, error.start) + 1 : error.start].decode("utf-8", "replace")) + 1
+            problems.append(Diagnostic(path, line, column, None, "file is not valid UTF-8", "entry.encoding"))
             continue
         try:
             entries.append(parse_entry(path, text))

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+# Control characters and line or paragraph separators, which could break a diagnostic line or forge another; and
+# bidirectional controls, which could reorder what a terminal shows of it.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass(frozen=True, order=True)
@@ -15,6 +20,7 @@ class Diagnostic:
     pointer: str | None
     message: str
     code: str
+    severity: str = "error"  # or "note": what a problem elsewhere kept from being checked
 
     def format(self) -> str:
         place = self.path
@@ -24,7 +30,8 @@ class Diagnostic:
                 place += f":{self.column}"
         if self.pointer is not None:
             place += f": {self.pointer or '/'}"
-        return f"{place}: error: {self.message} [{self.code}]"
+        line = f"{place}: {self.severity}: {self.message} [{self.code}]"
+        return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", line)  # a key or value from the records may hold them
 
 
 class SitegenError(Exception):

@@ -58,8 +58,81 @@ def escape_pointer(token: object) -> str:
     return str(token).replace("~", "~0").replace("/", "~1")
 
 
+MAX_DEPTH = 64  # no record nests deeper than about ten; the parsers and walkers here recurse once per level
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]', re.DOTALL)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def shallow(value: object) -> bool:
+    """Whether arrays and objects nest at most MAX_DEPTH deep; a walk over the containers only, without recursion."""
+    stack = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth = pop()
+        if type(node) is dict:
+            node = node.values()
+        elif type(node) is not list:
+            continue
+        if depth > MAX_DEPTH:
+            return False
+        for item in node:
+            if type(item) is dict or type(item) is list:
+                push((item, depth + 1))
+    return True
+
+
+def _deep_place(text: str) -> tuple[str, int]:
+    """The pointer and offset of the first array or object nested deeper than MAX_DEPTH, found without recursion."""
+    stack: list[list] = []  # per open container: [is_object, current key or index, expecting a key]
+    for match in _BRACKETS.finditer(text):
+        token = match.group(0)
+        if token in "[{":
+            if len(stack) == MAX_DEPTH:
+                return "".join(f"/{escape_pointer(frame[1])}" for frame in stack), match.start()
+            stack.append([token == "{", 0 if token == "[" else "", token == "{"])
+        elif token in "]}":
+            if stack:
+                stack.pop()
+        elif token == ",":
+            if stack:
+                frame = stack[-1]
+                if frame[0]:
+                    frame[2] = True
+                else:
+                    frame[1] += 1
+        elif token == ":":
+            pass
+        elif stack and stack[-1][0] and stack[-1][2]:
+            stack[-1][1], stack[-1][2] = json.loads(token), False
+    return "", 0
+
+
+def _too_deep(path: str, text: str) -> Diagnostic:
+    pointer, offset = _deep_place(text)
+    line, column = _line_col(text, offset)
+    return Diagnostic(path, line, column, pointer, f"arrays and objects nested more than {MAX_DEPTH} deep", "json.too-deep")
+
+
+def _surrogates(value: object, place: str, shown: str) -> Iterator[tuple[str, str, str]]:
+    """(pointer, printable pointer, what) for every key or string holding a lone UTF-16 surrogate, which is no character."""
+    if isinstance(value, str):
+        if _SURROGATE.search(value):
+            yield place, shown, "string"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            printable = _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", key)
+            child, child_shown = f"{place}/{escape_pointer(key)}", f"{shown}/{escape_pointer(printable)}"
+            if printable != key:
+                yield child, child_shown, "key"
+            yield from _surrogates(item, child, child_shown)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _surrogates(item, f"{place}/{index}", f"{shown}/{index}")
+
+
 def parse_json(path: str, data: bytes) -> tuple[JsonText | None, list[Diagnostic]]:
-    """Parse bytes strictly: UTF-8, no duplicate keys, no NaN or Infinity."""
+    """Parse bytes strictly: UTF-8, no duplicate keys, no NaN or Infinity, no lone surrogate, at most MAX_DEPTH deep."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -70,6 +143,8 @@ def parse_json(path: str, data: bytes) -> tuple[JsonText | None, list[Diagnostic
         return None, [Diagnostic(path, 1, 1, None, "file starts with a byte order mark; save it as UTF-8 without BOM", "json.encoding")]
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_refuse_constant)
+    except RecursionError:  # brackets that never close, too many for the parser to reach the end and say so
+        return None, [_too_deep(path, text)]
     except _Duplicate:
         return None, _find_duplicates(path, text)
     except json.JSONDecodeError as exc:
@@ -77,11 +152,21 @@ def parse_json(path: str, data: bytes) -> tuple[JsonText | None, list[Diagnostic
     except ValueError as exc:
         line, column = _locate_constant(text)
         return None, [Diagnostic(path, line, column, None, f"malformed JSON: {exc}", "json.syntax")]
-    return JsonText(path, text, value), []
+    if not shallow(value):  # the walkers that place problems recurse once per level
+        return None, [_too_deep(path, text)]
+    doc = JsonText(path, text, value)
+    if _SURROGATE_ESCAPE.search(text):
+        found = [Diagnostic(path, *doc.position(place), shown, f"{what} holds a lone UTF-16 surrogate (an unpaired "
+                            "\\ud800-\\udfff escape), which is not a character", "json.surrogate")
+                 for place, shown, what in _surrogates(value, "", "")]
+        if found:
+            return None, found
+    return doc, []
 
 
 def _locate_constant(text: str) -> tuple[int | None, int | None]:
-    for match in re.finditer(r"-?\b(NaN|Infinity)\b", text):
+    # NaN or Infinity, else a number too long for Python to convert ("Exceeds the limit (4300 digits)")
+    for match in re.finditer(r"-?\b(NaN|Infinity)\b|[0-9]{4301,}", text):
         return _line_col(text, match.start())
     return (None, None)
 
@@ -205,6 +290,8 @@ def iter_json_items(doc: JsonText, key: str) -> Iterator[tuple[int, object]]:
     NotStreamable at anything unusual (bad syntax, a duplicate key, NaN), and the caller falls back to parse_json.
     """
     text, skip = doc.text, _WS.match
+    if _SURROGATE_ESCAPE.search(text):
+        raise NotStreamable()  # parse_json says where the lone surrogate stands
     members: dict[str, object] = {}
     doc.value = members
     try:
@@ -247,7 +334,7 @@ def iter_json_items(doc: JsonText, key: str) -> Iterator[tuple[int, object]]:
             break
         if skip(text, pos + 1).end() != len(text):
             raise NotStreamable()
-    except (IndexError, ValueError, _Duplicate):
+    except (IndexError, ValueError, RecursionError, _Duplicate):
         raise NotStreamable() from None
 
 

@@ -27,6 +27,8 @@ RUNS_FILE = "runs.json"
 CASES_FILE = "cases.json"
 RESULTS_FILE = "results.json"
 CHANGELOG_DIR = "changelog"
+# A run's page for one case is cases/<xx>/<case version>/<run>.html, beside that case's index.html.
+RESERVED_RUN_IDS = frozenset({"index"})
 
 
 def fingerprint(configuration: object) -> str:
@@ -111,37 +113,43 @@ def _load(root: Path, jobs: int) -> m.Records:
     config_doc = _read(root, CONFIG_FILE, "config", out, files)
     setups_doc = _read(root, SETUPS_FILE, "setups", out, files)
     runs_doc = _read(root, RUNS_FILE, "runs", out, files)
-    config = _config(config_doc, out) if config_doc else None
+    config = _config(config_doc, root, out) if config_doc else None
     internal = frozenset(config.internal_fields) if config else frozenset()
     published_names = {p.record for p in config.publish} if config else set()
     cases_doc = _read(root, CASES_FILE, "cases", out, files, internal=internal if CASES_FILE in published_names else frozenset())
     if config is not None:
-        for published in config.publish:
+        for index, published in enumerate(config.publish):
             if published.record != RESULTS_FILE and published.record not in files and not (root / published.record).is_file():
-                out.at(config_doc, "/publish", f'published record "{published.record}" does not exist', "record.dangling-file")
+                out.at(config_doc, f"/publish/{index}/record", f'published record "{published.record}" does not exist', "record.dangling-file")
     results_path = root / RESULTS_FILE
     if results_path.is_file():
         data = results_path.read_bytes()
         files[RESULTS_FILE] = m.SourceFile(str(results_path), hashlib.sha256(data).hexdigest(), len(data))
         del data  # read again when needed: at scale it is the largest file, and most commands never look at it
 
-    setups = _setups(setups_doc, out) if setups_doc else {}
-    suites, case_versions, pairs = _cases(cases_doc, out) if cases_doc else ((), {}, ())
-    runs = _runs(runs_doc, out, setups=setups, suites=suites) if runs_doc else ()
+    setups = _setups(setups_doc, out) if setups_doc else None
+    suites, case_versions, pairs = _cases(cases_doc, out) if cases_doc else ((), None, ())
+    runs = _runs(runs_doc, out, setups=setups or {}, suites=suites) if runs_doc else None
     answers = AnswerSpool()
-    if config is not None and runs_doc and cases_doc and setups_doc:
-        context = _AnswersContext(root, {r.id: r for r in runs}, {(s.id, s.version): s for s in suites}, case_versions, setups)
+    broken_answers: list[str] = []
+    if config is not None:
+        # every answers file is checked in itself and against whatever of the other records loaded; only the checks
+        # that need a broken file's content wait (a note at that file says which)
+        context = _AnswersContext(root, None if runs is None else {r.id: r for r in runs},
+                                  None if cases_doc is None else {(s.id, s.version): s for s in suites}, case_versions, setups)
         tasks = tuple(_AnswersTask(name, internal if name in published_names else frozenset(), name in published_names)
-                      for name in config.answers)
+                      for name in _readable_answers(config, root))
         if jobs > 1 and len(tasks) > 1:
-            all_read = _read_answers_apart(context, tasks, out, files, answers, jobs=jobs)
+            broken_answers = _read_answers_apart(context, tasks, out, files, answers, jobs=jobs)
         else:
-            all_read = _read_answers_here(context, tasks, out, files, answers)
-        if all_read:  # a file that could not be read would make every run it holds look incomplete
+            broken_answers = _read_answers_here(context, tasks, out, files, answers)
+        if not broken_answers and runs is not None and context.suites is not None:
             _completeness(runs_doc, runs, answers, context.suites, out)
-    elif config is not None:
-        for name in config.answers:
-            _read(root, name, "answers", out, files, internal=internal if name in published_names else frozenset())
+    _note_waiting(root, out, config=config_doc is not None, setups=setups_doc is not None, runs=runs_doc is not None,
+                  cases=cases_doc is not None, answers=broken_answers, several=config is not None and len(config.answers) > 1)
+    runs = runs or ()
+    setups = setups or {}
+    case_versions = case_versions or {}
 
     entries: tuple[m.Entry, ...] = ()
     if (root / CHANGELOG_DIR).is_dir():
@@ -167,8 +175,66 @@ def _load(root: Path, jobs: int) -> m.Records:
     )
 
 
-def _config(doc: JsonText, out: _Collector) -> m.Config:
+def _inside(root: Path, name: str) -> bool:
+    """Whether the records file `name` stays inside the records folder once symbolic links are followed."""
+    try:
+        return (root / name).resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a loop of symbolic links
+        return False
+
+
+def _readable_answers(config: m.Config, root: Path) -> tuple[str, ...]:
+    """The answers files to read: those the configuration names inside the records folder (_config refuses the others)."""
+    return tuple(name for name in config.answers if _inside(root, name))
+
+
+_WAITING = {
+    CONFIG_FILE: "the answers files it names, and the internal fields of the published files",
+    SETUPS_FILE: "the runs' setups, and whether each answer needs a report (the merge)",
+    RUNS_FILE: "the answers' runs, repetitions, statuses and reports, the answers of unpublished runs in published files, "
+               "and whether every completed published run has all its answers",
+    CASES_FILE: "the runs' suite versions, the answers' case versions, and whether every completed published run has all its answers",
+}
+
+
+def _note_waiting(root: Path, out: _Collector, *, config: bool, setups: bool, runs: bool, cases: bool, answers: list[str],
+                  several: bool) -> None:
+    """One note at each records file that did not load, saying which checks of the other files wait until it does."""
+    loaded = {CONFIG_FILE: config, SETUPS_FILE: setups, RUNS_FILE: runs, CASES_FILE: cases}
+    waiting = dict(_WAITING)
+    if not config:
+        waiting[SETUPS_FILE] = "the runs' setups"  # no answers file was read at all
+        waiting[RUNS_FILE] = None
+        waiting[CASES_FILE] = "the runs' suite versions"
+
+    def note(name: str, what: str) -> None:
+        path = str(root / name)
+        first = next((d for d in out.diagnostics if d.path == path), None)  # placed at the file's first problem
+        line, column = (first.line, first.column) if first else (None, None)
+        out.add(Diagnostic(path, line, column, None, f"not checked until this file loads: {what}", "record.checks-waited", "note"))
+
+    for name, ok in loaded.items():
+        if not ok and waiting[name] and (root / name).is_file():
+            note(name, waiting[name])
+    waited = [what for what, needed in (("whether every completed published run has all its answers", runs and cases),
+                                        ("whether its answers also stand in another answers file", several)) if needed]
+    for name in answers if waited else ():
+        note(name, ", and ".join(waited))
+
+
+def _config(doc: JsonText, root: Path, out: _Collector) -> m.Config:
     v = doc.value
+    for index, name in enumerate(v["answers"]):
+        if not _inside(root, name):
+            out.at(doc, f"/answers/{index}", f'answers file "{name}" lies outside the records folder {root}', "record.outside-records")
+    publishable = {CASES_FILE, RESULTS_FILE, *v["answers"]}
+    for index, p in enumerate(v["publish"]):
+        if not _inside(root, p["record"]):
+            out.at(doc, f"/publish/{index}/record", f'published record "{p["record"]}" lies outside the records folder {root}',
+                   "record.outside-records")
+        elif p["record"] not in publishable:
+            out.at(doc, f"/publish/{index}/record", f'"{p["record"]}" is not a record meant for publication: only {CASES_FILE}, '
+                   f"{RESULTS_FILE} and the answers files the configuration names may be published", "publish.not-publishable")
     for language in v["languages"]:
         if language not in v["title"]:
             out.at(doc, "/title", f'no title for language "{language}"', "record.missing-field")
@@ -373,6 +439,9 @@ def _runs(doc: JsonText, out: _Collector, *, setups: dict, suites: tuple[m.Suite
     runs = []
     for index, r in enumerate(items):
         pointer = f"/runs/{index}"
+        if r["id"] in RESERVED_RUN_IDS:
+            out.at(doc, f"{pointer}/id", f'run id "{r["id"]}" is taken by the site: a run\'s page beside a case page would be '
+                   f"cases/…/{r['id']}.html, the case page itself; choose another", "record.reserved-id")
         if setups and r["setup"] not in setups:
             out.at(doc, f"{pointer}/setup", f'unknown run setup "{r["setup"]}"{_hint(r["setup"], setups)}', "record.dangling-reference")
         if suites and (r["suite"], r["suite_version"]) not in suite_keys:
@@ -485,10 +554,10 @@ class _AnswersContext:
     """What checking an answers file needs from the records read before it; forked workers inherit it."""
 
     root: Path
-    runs: dict[str, m.Run]
-    suites: dict[tuple[str, int], m.Suite]
-    case_versions: dict[str, m.CaseVersion]
-    setups: dict[str, m.Setup]
+    runs: dict[str, m.Run] | None  # None: that records file did not load, so the checks against it wait
+    suites: dict[tuple[str, int], m.Suite] | None
+    case_versions: dict[str, m.CaseVersion] | None
+    setups: dict[str, m.Setup] | None
 
 
 @dataclass(frozen=True)
@@ -518,35 +587,37 @@ def _read_one(context: _AnswersContext, task: _AnswersTask, out: _Collector, fil
 
 
 def _read_answers_here(context: _AnswersContext, tasks: tuple[_AnswersTask, ...], out: _Collector, files: dict[str, m.SourceFile],
-                       answers: AnswerSpool) -> bool:
-    """Every answers file in this process; whether all could be read."""
-    all_read = True
+                       answers: AnswerSpool) -> list[str]:
+    """Every answers file in this process; the names of those that could not be read."""
+    broken = []
     shared = _Shared()
     for task in tasks:
         # one answers file at a time, one answer at a time: only this file's answers are alive, then they are packed
         read = _read_one(context, task, out, files, answers, shared)
         if read is not None:
             answers.add(read.values())
-        all_read = all_read and read is not None
+        if read is None:
+            broken.append(task.name)
         del read
-    return all_read
+    return broken
 
 
 def _read_answers_apart(context: _AnswersContext, tasks: tuple[_AnswersTask, ...], out: _Collector, files: dict[str, m.SourceFile],
-                        answers: AnswerSpool, *, jobs: int) -> bool:
-    """Every answers file in forked workers, taken in file order; whether all could be read.
+                        answers: AnswerSpool, *, jobs: int) -> list[str]:
+    """Every answers file in forked workers, taken in file order; the names of those that could not be read.
 
     A worker checks its file against the records but not against the other answers files. Should one of its answers
     already stand in an earlier file, the file is read again here, against those, so the problems are as with one process.
     """
     from .workers import ordered_map
 
-    all_read = True
+    broken = []
     for task, read in zip(tasks, ordered_map(_read_in_worker, tasks, jobs=jobs, initializer=_init_worker, initargs=(context,))):
         if read.packed is not None and _any_earlier(read.packed, answers):
             read = _read_packed(context, task, answers)
-        all_read = _take(read, task.name, out, files, answers) and all_read
-    return all_read
+        if not _take(read, task.name, out, files, answers):
+            broken.append(task.name)
+    return broken
 
 
 def _read_packed(context: _AnswersContext, task: _AnswersTask, earlier: AnswerSpool) -> _AnswersRead:
@@ -616,27 +687,27 @@ def _answers(doc: JsonText, items, name: str, out: _Collector, earlier: AnswerSp
              setups: dict, published: bool, shared: _Shared) -> dict[tuple[str, str, int], m.Answer]:
     """The answers of one file, checked against the records and against the answers of the files read before it."""
     answers: dict[tuple[str, str, int], m.Answer] = {}
-    members = {key: frozenset(suite.case_versions) for key, suite in suites.items()}  # a suite holds up to thousands
+    members = {key: frozenset(suite.case_versions) for key, suite in (suites or {}).items()}  # a suite holds up to thousands
     leaked: dict[str, list] = {}  # unpublished run -> [pointer of its first answer here, how many answers]
     for index, a in items:
         pointer = f"/answers/{index}"
-        run = runs.get(a["run"])
-        if run is None:
+        run = runs.get(a["run"]) if runs is not None else None
+        if runs is not None and run is None:
             out.at(doc, f"{pointer}/run", f'answer for unknown run "{a["run"]}"{_hint(a["run"], runs)}', "record.dangling-reference")
             continue
-        if published and not run.published:
+        if run is not None and published and not run.published:
             leaked.setdefault(run.id, [f"{pointer}/run", 0])[1] += 1
-        if a["case_version"] not in case_versions:
+        if case_versions is not None and a["case_version"] not in case_versions:
             out.at(doc, f"{pointer}/case_version", f'answer for unknown case version "{a["case_version"]}"{_hint(a["case_version"], case_versions)}',
                    "record.dangling-reference")
             continue
-        suite = members.get((run.suite, run.suite_version))
+        suite = members.get((run.suite, run.suite_version)) if run is not None else None
         if suite is not None and a["case_version"] not in suite:
             out.at(doc, f"{pointer}/case_version", f'case version "{a["case_version"]}" is not in suite {run.suite} version {run.suite_version}',
                    "record.dangling-reference")
-        if a["repetition"] > run.repetitions:
+        if run is not None and a["repetition"] > run.repetitions:
             out.at(doc, f"{pointer}/repetition", f"repetition {a['repetition']} but run {run.id} has {run.repetitions}", "record.repetition")
-        setup = setups.get(run.setup)
+        setup = setups.get(run.setup) if run is not None and setups is not None else None
         merge = setup.merge if setup else None
         key = (a["run"], a["case_version"], a["repetition"])
         if key in answers or key in earlier:
@@ -644,7 +715,7 @@ def _answers(doc: JsonText, items, name: str, out: _Collector, earlier: AnswerSp
             out.at(doc, pointer, f"duplicate answer for run {key[0]}, case version {key[1]}, repetition {key[2]} (also in {also})",
                    "record.duplicate-id")
             continue
-        if run.status == m.COMPLETED and a["status"] != m.COMPLETED:
+        if run is not None and run.status == m.COMPLETED and a["status"] != m.COMPLETED:
             out.at(doc, f"{pointer}/status", f"run {run.id} completed, so its answers must be completed; mark the run crashed instead",
                    "record.crashed-answer")
         answer = _engine_answer(doc, pointer, a, out, merge=merge, shared=shared)
@@ -659,14 +730,28 @@ def _answers(doc: JsonText, items, name: str, out: _Collector, earlier: AnswerSp
 
 
 def _completeness(doc: JsonText, runs: tuple[m.Run, ...], answers: AnswerSpool, suites: dict, out: _Collector) -> None:
+    """Every completed published run has every answer: counted from the answers there are, so no loop runs over a number
+    read from the records (a run of 10**20 repetitions is refused by its schema, and never counted out here)."""
+    present = Counter((run_id, cv) for run_id, cv, _ in answers)  # the answers' repetitions are checked against their run
     for index, run in enumerate(runs):
         if not run.published or run.status != m.COMPLETED:
             continue
         suite = suites.get((run.suite, run.suite_version))
         if suite is None:
             continue
-        missing = [(cv, rep) for cv in suite.case_versions for rep in range(1, run.repetitions + 1) if (run.id, cv, rep) not in answers]
-        if missing:
-            shown = ", ".join(f"{cv} repetition {rep}" for cv, rep in missing[:5])
-            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
-            out.at(doc, f"/runs/{index}", f"completed published run {run.id} lacks {len(missing)} answer(s): {shown}{more}", "record.answer-missing")
+        short = [(cv, run.repetitions - present[run.id, cv]) for cv in suite.case_versions if present[run.id, cv] < run.repetitions]
+        if not short:
+            continue
+        missing = sum(count for _, count in short)
+        shown = []
+        for cv, _ in short[:5]:
+            for rep in range(1, run.repetitions + 1):  # at most the schema's maximum, and only until five are named
+                if (run.id, cv, rep) not in answers:
+                    shown.append(f"{cv} repetition {rep}")
+                    if len(shown) == 5:
+                        break
+            if len(shown) == 5:
+                break
+        more = f" and {missing - len(shown)} more" if missing > len(shown) else ""
+        out.at(doc, f"/runs/{index}", f"completed published run {run.id} lacks {missing} answer(s): {', '.join(shown)}{more}",
+               "record.answer-missing")

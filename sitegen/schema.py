@@ -131,6 +131,30 @@ def _format(schema: dict) -> str | None:
     return found
 
 
+def compile_pattern(pattern: str) -> re.Pattern:
+    """A schema `pattern` as JSON Schema (ECMA-262) reads it: `$` is the end of the text, not also before a final newline.
+
+    Python's `$` also matches before a last "\\n", so "r1\\n" would pass "^[a-z0-9]+$"; each `$` outside a character
+    class becomes `\\Z`. Matched with search, as JSON Schema does: a pattern not anchored matches anywhere.
+    """
+    out, in_class, index = [], False, 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            out.append(pattern[index : index + 2])
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]" or out[-1] == "["
+        elif char == "[":
+            in_class = True
+        elif char == "$":
+            char = r"\Z"
+        out.append(char)
+        index += 1
+    return re.compile("".join(out))
+
+
 _DATE_FORM = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
@@ -150,7 +174,7 @@ class _Compiler:
 
     KNOWN = {"$schema", "$id", "title", "description", "$defs", "$ref", "type", "properties", "required", "additionalProperties",
              "minProperties", "propertyNames", "items", "minItems", "maxItems", "uniqueItems", "enum", "const", "pattern",
-             "minLength", "minimum", "oneOf", "format"}
+             "minLength", "maxLength", "minimum", "maximum", "oneOf", "format"}
 
     def __init__(self, root: dict):
         self.root = root
@@ -305,36 +329,45 @@ class _Compiler:
         return check
 
     def _string(self, schema: dict) -> Check | None:
-        if "pattern" not in schema and "minLength" not in schema and "format" not in schema:
+        if "pattern" not in schema and "minLength" not in schema and "maxLength" not in schema and "format" not in schema:
             return None
         calendar_date = _format(schema) == "date"
-        min_length = schema.get("minLength")
+        min_length, max_length = schema.get("minLength"), schema.get("maxLength")
         pattern = schema.get("pattern")
-        compiled = re.compile(pattern) if pattern else None
-        safe_id = bool(pattern and pattern.startswith("^(?!.*\\.\\.)[a-z0-9]"))
+        compiled = compile_pattern(pattern) if pattern else None
+        safe_id = bool(pattern and pattern.startswith("^(?!.*\\.\\.)(?!(?:con|"))
+        form = schema.get("description", pattern)
 
         def check(v, p, r):
+            if type(v) is not str:  # string keywords say nothing about other types (a quote may be null)
+                return
             if min_length is not None and len(v) < min_length:
                 r(p, "expected a non-empty string", "record.value")
+            if max_length is not None and len(v) > max_length:
+                r(p, f"expected at most {max_length:,} characters, found {len(v):,}", "record.too-long")
+                return  # a pattern's message would quote it
             if compiled is not None and not compiled.search(v):
                 if safe_id:
                     r(p, f"{_describe(v)} is not safe as a file name and URL segment: use lower-case letters, digits and . _ - "
-                         "(not first or last, no \"..\"), at most 80 characters", "record.unsafe-id")
+                         "(not first or last, no \"..\"), at most 80 characters, and no name Windows reserves "
+                         "(con, prn, aux, nul, com0-9, lpt0-9, with or without an extension)", "record.unsafe-id")
                 else:
-                    r(p, f"{_describe(v)} does not have the expected form {pattern}", "record.value")
+                    r(p, f"{_describe(v)} does not have the expected form: {form}", "record.value")
             elif calendar_date and not is_calendar_date(v):
                 r(p, f"{_describe(v)} is not a calendar date (YYYY-MM-DD)", "record.date")
 
         return check
 
     def _number(self, schema: dict) -> Check | None:
-        if "minimum" not in schema:
+        if "minimum" not in schema and "maximum" not in schema:
             return None
-        minimum = schema["minimum"]
+        minimum, maximum = schema.get("minimum"), schema.get("maximum")
 
         def check(v, p, r):
-            if v < minimum:
-                r(p, f"expected a number of at least {minimum}, found {v}", "record.value")
+            if minimum is not None and v < minimum:
+                r(p, f"expected a number of at least {minimum}, found {_describe(v)}", "record.value")
+            if maximum is not None and v > maximum:
+                r(p, f"expected a number of at most {maximum:,}, found {_describe(v)}", "record.too-large")
 
         return check
 
@@ -428,10 +461,14 @@ class _Acceptor:
             parts.append(self.type_expression(schema, var))
         if "minLength" in schema:
             parts.append(f"len({var}) >= {int(schema['minLength'])}")
+        if "maxLength" in schema:
+            parts.append(f"(type({var}) is not str or len({var}) <= {int(schema['maxLength'])})")
         if "pattern" in schema:
-            parts.append(f"{self.constant(re.compile(schema['pattern']))}.search({var}) is not None")
+            parts.append(f"{self.constant(compile_pattern(schema['pattern']))}.search({var}) is not None")
         if "minimum" in schema:
             parts.append(f"{var} >= {self.constant(schema['minimum'])}")
+        if "maximum" in schema:
+            parts.append(f"{var} <= {self.constant(schema['maximum'])}")
         if _format(schema) == "date":
             parts.append(f"{self.constant(is_calendar_date)}({var})")
         if "minItems" in schema or "maxItems" in schema or "uniqueItems" in schema or "minProperties" in schema \
@@ -458,7 +495,7 @@ class _Acceptor:
         elif "items" in schema or "minItems" in schema:
             lines += self.array_lines(schema)
         else:
-            scalar = {k: schema[k] for k in ("minLength", "pattern", "minimum", "format") if k in schema}
+            scalar = {k: schema[k] for k in ("minLength", "maxLength", "pattern", "minimum", "maximum", "format") if k in schema}
             if scalar:
                 lines += [f"if not {self.test(scalar, 'v')}:", "    return False"]
         return lines
