@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sitegen.errors import SitegenError  # noqa: E402
-from sitegen.records import load_records  # noqa: E402
+from sitegen.core.errors import SitegenError  # noqa: E402
+from sitegen.load.records import load_records  # noqa: E402
 
 MIB = 1024 * 1024
 
@@ -103,7 +103,7 @@ def format_table(figures: LoadFigures) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Time sitegen.records.load_records on a records folder.")
+    parser = argparse.ArgumentParser(description="Time sitegen.load.records.load_records on a records folder.")
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="worker processes reading the answers files (default: 1, none)")

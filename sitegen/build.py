@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from . import model as m
-from .errors import Diagnostic, PublicationError, RecordsError, UsageError
-from .publication import Download, collect_downloads
-from .records import load_records
-from .schema import schema_files
-from .scoring import verdict_source
-from .results import ResultsVerifier, read_results
-from .comparison import score_and_compare
+from sitegen.core import model as m
+from sitegen.core.errors import Diagnostic, PublicationError, RecordsError, UsageError
+from sitegen.publish.downloads import Download, collect_downloads
+from sitegen.load.records import load_records
+from sitegen.load.schema import schema_files
+from sitegen.score.scoring import verdict_source
+from sitegen.score.results import ResultsVerifier, read_results
+from sitegen.score.comparison import score_and_compare
 
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 
@@ -56,11 +56,11 @@ def build_date(records: m.Records, environ=os.environ) -> str:
 
 def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: int = 1) -> Checked:
     """Load, validate, verify results, check publication rules, build the changelog and the catalogs; raise on any problem."""
-    from .catalogs import load_catalogs
-    from .changelog import build_changelog
+    from sitegen.render.catalogs import load_catalogs
+    from sitegen.changelog.changes import build_changelog
 
     say = progress or (lambda phase, detail="": None)
-    from .pages import TEMPLATES
+    from sitegen.render.pages import TEMPLATES
 
     for folder in (TEMPLATES, LOCALES):
         if not folder.is_dir():
@@ -107,8 +107,8 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
 
     `write` (a site.PageWriter on the staging folder) lets the processes that render most pages write them too.
     """
-    from .feed import render_atom, render_changelog_json
-    from .pages import iter_pages
+    from sitegen.render.feed import render_atom, render_changelog_json
+    from sitegen.render.pages import iter_pages
 
     say = progress or (lambda phase, detail="": None)
     records = checked.records
@@ -131,7 +131,7 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
     First of all `out` is checked (site.check_out_dir): a folder that is not a site sitegen built, the records, the
     working folder, or a file are refused with an OutFolderError before a record is read or anything is written.
     """
-    from .site import PageWriter, check_out_dir, staging, write_site
+    from sitegen.publish.site import PageWriter, check_out_dir, staging, write_site
 
     target = check_out_dir(Path(out), records_dir=Path(records_dir))
     checked = check_records(Path(records_dir), progress=progress, jobs=jobs)

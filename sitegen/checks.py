@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import SitegenError
+from sitegen.core.errors import SitegenError
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ def _tree_digest(files) -> dict[str, str]:
 
 
 def _site_files(pages, published, extra) -> list[tuple[str, bytes]]:
-    from .site import DOWNLOADS, MARKER, MARKER_TEXT, SUMS, sha256sums
+    from sitegen.publish.site import DOWNLOADS, MARKER, MARKER_TEXT, SUMS, sha256sums
 
     files = [(p.path, p.data) for p in pages] + list(extra) + [(f"{DOWNLOADS}/{n}", f.data) for n, f in published]
     files.append((f"{DOWNLOADS}/{SUMS}", sha256sums(published)))
@@ -39,14 +39,14 @@ def _disk_digest(folder: Path) -> dict[str, str]:
 
 def run_checks(records_dir: Path) -> CheckOutcome:
     """Run every check even after one fails, so a single run lists everything that needs mending."""
-    from .build import build_date, render_site, Checked
-    from .catalogs import check_catalogs
-    from .changelog import build_changelog
-    from .publication import collect_downloads
-    from .records import load_records
-    from .results import read_results, verify_results
-    from .comparison import score_and_compare
-    from .build import LOCALES
+    from sitegen.build import build_date, render_site, Checked
+    from sitegen.render.catalogs import check_catalogs
+    from sitegen.changelog.changes import build_changelog
+    from sitegen.publish.downloads import collect_downloads
+    from sitegen.load.records import load_records
+    from sitegen.score.results import read_results, verify_results
+    from sitegen.score.comparison import score_and_compare
+    from sitegen.build import LOCALES
 
     lines: list[str] = []
     failed = False
@@ -97,7 +97,7 @@ def run_checks(records_dir: Path) -> CheckOutcome:
     step("published files hold no internal field and no unpublished run", published)
 
     def reproducible():
-        from .catalogs import load_catalogs
+        from sitegen.render.catalogs import load_catalogs
 
         checked = Checked(records, state["results"], state["downloads"], state["changelog"],
                           load_catalogs(LOCALES, records.config.languages), build_date(records), state["comparisons"])

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__
-from .errors import SitegenError, UsageError
+from sitegen import __version__
+from sitegen.core.errors import SitegenError, UsageError
 
 DEFAULT_RECORDS = "records"
 DEFAULT_OUT = "site"
@@ -184,13 +184,13 @@ def main_entry() -> None:
 
 
 def _load(args, *, jobs: int = 1):
-    from .records import load_records
+    from sitegen.load.records import load_records
 
     return load_records(Path(args.records), jobs=jobs)
 
 
 def _build(args) -> int:
-    from .build import build_site
+    from sitegen.build import build_site
 
     progress = None if args.quiet else _Progress(verbose=args.verbose)
     summary = build_site(Path(args.records), Path(args.out), jobs=args.jobs, progress=progress)
@@ -213,7 +213,7 @@ class _Progress:
 
 
 def _score(args) -> int:
-    from .results import score_into_record
+    from sitegen.score.results import score_into_record
 
     if not args.runs and not args.all:
         raise UsageError("name at least one RUN, or use --all")
@@ -225,7 +225,7 @@ def _score(args) -> int:
 
 
 def _explain(args) -> int:
-    from .explanation import explain_case
+    from sitegen.score.explanation import explain_case
 
     records = _load(args)
     print(explain_case(records, args.run, args.case_version, repetition=args.repetition, stage=args.stage), end="")
@@ -233,7 +233,7 @@ def _explain(args) -> int:
 
 
 def _fingerprint(args) -> int:
-    from .records import setup_fingerprints
+    from sitegen.load.records import setup_fingerprints
 
     found = {f.setup: f for f in setup_fingerprints(Path(args.records))}
     unknown = [setup_id for setup_id in args.setups if setup_id not in found]
@@ -253,7 +253,7 @@ def _fingerprint_line(found) -> str:
 
 
 def _release_check(args) -> int:
-    from .release import decide_release, format_release, parse_release_input
+    from sitegen.score.release import decide_release, format_release, parse_release_input
 
     try:
         if args.file == "-":
@@ -268,7 +268,7 @@ def _release_check(args) -> int:
 
 
 def _compare(args) -> int:
-    from .comparison import compare_runs, format_comparison
+    from sitegen.score.comparison import compare_runs, format_comparison
 
     records = _load(args)
     comparison = compare_runs(records, args.run_a, args.run_b)
@@ -280,7 +280,7 @@ def _compare(args) -> int:
 
 
 def _check(args) -> int:
-    from .checks import run_checks
+    from sitegen.checks import run_checks
 
     outcome = run_checks(Path(args.records))
     for line in outcome.lines:
@@ -289,7 +289,7 @@ def _check(args) -> int:
 
 
 def _entry_new(args) -> int:
-    from .entries import create_entry
+    from sitegen.load.entries import create_entry
 
     date = args.date or datetime.date.today().isoformat()
     path = create_entry(Path(args.records) / "changelog", category=args.category, explains=args.explains, date=date,
@@ -299,7 +299,7 @@ def _entry_new(args) -> int:
 
 
 def _serve(args) -> int:
-    from .serving import serve
+    from sitegen.serving import serve
 
     serve(Path(args.records), Path(args.out), port=args.port, log=lambda line: print(line, file=sys.stderr))
     return 0

@@ -10,8 +10,8 @@ import urllib.parse
 from pathlib import Path
 from typing import Callable
 
-from .errors import ServeError, SitegenError
-from .pages import CONTENT_SECURITY_POLICY
+from sitegen.core.errors import ServeError, SitegenError
+from sitegen.render.pages import CONTENT_SECURITY_POLICY
 
 
 def records_state(records_dir: Path) -> tuple[tuple[str, int, int], ...]:
@@ -20,7 +20,7 @@ def records_state(records_dir: Path) -> tuple[tuple[str, int, int], ...]:
 
 
 def rebuild(records_dir: Path, out: Path, log: Callable[[str], None]) -> bool:
-    from .build import build_site
+    from sitegen.build import build_site
 
     try:
         summary = build_site(records_dir, out)
@@ -40,7 +40,7 @@ def serve(records_dir: Path, out: Path, *, port: int, log: Callable[[str], None]
     An `out` that may not be replaced by a site (site.check_out_dir) is refused, and the port is taken, before anything
     is built: a port in use fails at once, with OUT untouched.
     """
-    from .site import check_out_dir
+    from sitegen.publish.site import check_out_dir
 
     check_out_dir(out, records_dir=records_dir)
     server = bind(port, out)

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from sitegen import model as m
+from sitegen.core import model as m
 from sitegen.cli import main
-from sitegen.comparison import IncompatibleRunsError, compare_runs
-from sitegen.records import load_records
-from sitegen.scoring import score_run
+from sitegen.score.comparison import IncompatibleRunsError, compare_runs
+from sitegen.load.records import load_records
+from sitegen.score.scoring import score_run
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 NIGHTLY, RELEASE, BASELINE, CRASHED = "2026-09-02-nightly", "2026-09-16-release", "2026-08-18-v1-baseline", "2026-10-08-nightly"
@@ -147,7 +147,7 @@ def test_an_unknown_run_is_a_usage_error(capsys):
 
 
 def test_site_compares_each_run_with_the_previous_comparable_one(records):
-    from sitegen.comparison import score_and_compare
+    from sitegen.score.comparison import score_and_compare
 
     found = score_and_compare(records)[1]
     # the v1 baseline has no earlier run; nightly's only predecessor was scored with another scorer and has one stage
@@ -163,7 +163,7 @@ def test_keeping_only_regressions_gives_exactly_the_regressions_of_the_whole_com
     """The build asks for regressions only, and the other changes are then never built; the regressions are the same."""
     import sys
 
-    from sitegen.comparison import score_and_compare
+    from sitegen.score.comparison import score_and_compare
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     try:
@@ -216,7 +216,7 @@ def test_what_else_differs_between_comparable_runs_is_said_next_to_the_counts(re
     """Runs are compared only when compatible; a report or engine version that differs is allowed, but the reader is told."""
     from dataclasses import replace
 
-    from sitegen.comparison import allowed_differences, incompatibilities
+    from sitegen.score.comparison import allowed_differences, incompatibilities
 
     a = records.run(NIGHTLY)
     b = replace(a, id="b", report_version=a.report_version + 1, engine_version=a.engine_version + "-next")

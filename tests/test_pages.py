@@ -14,10 +14,10 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from babel.support import NullTranslations
 
-from sitegen import model as m
-from sitegen.catalogs import load_catalogs
-from sitegen.pages import Page, Renderer, case_path, collect_case, iter_pages, passage_lines, render_case, render_pages, render_prose
-from sitegen.scoring import verdict_source
+from sitegen.core import model as m
+from sitegen.render.catalogs import load_catalogs
+from sitegen.render.pages import Page, Renderer, case_path, collect_case, iter_pages, passage_lines, render_case, render_pages, render_prose
+from sitegen.score.scoring import verdict_source
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALES = ROOT / "locales"
@@ -424,7 +424,7 @@ def test_a_scorer_change_links_to_its_changelog_row(content_dir, records_dir):
         _row("2026-09-02", "scorer", "scorer-6", run_id="2026-09-02-release", version=6),
         _row("2026-08-01", "scorer", "scorer-5", run_id="2026-08-01-old", version=5),
     )
-    from sitegen.changelog import Changelog
+    from sitegen.changelog.changes import Changelog
 
     pages = {p.path: p.data for p in render(records, content_dir, changelog=Changelog(rows))}
     row = pages["en/index.html"].decode()
@@ -437,7 +437,7 @@ def test_a_scorer_change_links_to_its_changelog_row(content_dir, records_dir):
 
 
 def _row(date, kind, anchor, **fields):
-    from sitegen.changelog import ChangelogRow
+    from sitegen.changelog.changes import ChangelogRow
 
     return ChangelogRow(date=date, kind=kind, anchor=anchor, matching_method=m.MATCHING_METHODS.get(fields.get("version"), None), **fields)
 
@@ -494,7 +494,7 @@ def test_quote_search_finds_what_a_whitespace_regex_finds():
     """The scan that locates quotes agrees with the regex it replaced, odd whitespace and regex characters included."""
     import random
 
-    from sitegen.pages import _locate
+    from sitegen.render.pages import _locate
 
     def regex_locate(document, quote, lines):
         parts = [re.escape(p) for p in re.split(r"[ \t\r\n]+", quote)]
@@ -666,7 +666,7 @@ def test_one_case_version_renders_from_picklable_input(records_dir):
 
 
 def test_pairs_by_case_lists_what_a_search_of_every_pair_finds(records_dir):
-    from sitegen.pages import pairs_by_case
+    from sitegen.render.pages import pairs_by_case
 
     records = make_records(records_dir)
     index = pairs_by_case(records)
@@ -683,7 +683,7 @@ def test_pairs_by_case_lists_what_a_search_of_every_pair_finds(records_dir):
 ])
 def test_an_expected_row_is_the_macros_output_whatever_its_text_holds(records_dir, verdict):
     """Rows are rendered once with a stand-in for the section id; text that looks like the stand-in changes nothing."""
-    from sitegen.pages import CaseRows, passage_lines
+    from sitegen.render.pages import CaseRows, passage_lines
 
     records = make_records(records_dir)
     renderer = Renderer("en", translations()["en"], config=records.config, languages=("sv", "en"), build_date="")
@@ -740,7 +740,7 @@ def test_a_first_miss_row_says_what_the_rerun_made_of_it(site, records_dir):
 
 
 def _case_bundle(records, run, result):
-    from sitegen.pages import index_observations
+    from sitegen.render.pages import index_observations
 
     states = {run.id: {(c.case_version, c.repetition): c.state for c in result.cases}}
     found = {run.id: {(c.case_version, c.repetition): c for c in result.cases}}
@@ -749,7 +749,7 @@ def _case_bundle(records, run, result):
 
 
 def test_observations_are_indexed_under_every_case_and_repetition_they_concern(records_dir):
-    from sitegen.pages import index_observations
+    from sitegen.render.pages import index_observations
 
     records = make_records(records_dir)
     pair = records.pairs[0]

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from sitegen import pages
+from sitegen.render import pages
 from sitegen.build import build_site
-from sitegen.records import load_records
-from sitegen.results import read_results
+from sitegen.load.records import load_records
+from sitegen.score.results import read_results
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 RUN = "2026-09-16-release"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from sitegen.errors import RecordsError
-from sitegen.records import load_records
+from sitegen.core.errors import RecordsError
+from sitegen.load.records import load_records
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMAS = REPO / "sitegen" / "schemas"
@@ -131,7 +131,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from factories import json_paths  # noqa: E402
-from sitegen import schema as schema_module  # noqa: E402
+from sitegen.load import schema as schema_module  # noqa: E402
 
 _REPLACEMENTS = st.sampled_from([None, True, 0, 1, -1, 1.5, "", "x", "x..y", "UPPER", "flaw", "PASS", [], [1], {}, {"id": "x"},
                                  "2026-02-30", "2028-02-29", "2026-13-01"])

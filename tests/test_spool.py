@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from sitegen.records import load_records
-from sitegen.results import read_results, write_results
-from sitegen.spool import AnswerSpool, ResultSpool
+from sitegen.load.records import load_records
+from sitegen.score.results import read_results, write_results
+from sitegen.load.spool import AnswerSpool, ResultSpool
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 
@@ -49,7 +49,7 @@ def test_a_repeated_answer_is_packed_once(records):
     import marshal
     import zlib
 
-    from sitegen.spool import pack_answers
+    from sitegen.load.spool import pack_answers
 
     run = records.published_runs[0].id
     answer = next(a for key, a in records.answers.items() if key[0] == run)

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from sitegen.workers import ordered_map
+from sitegen.core.workers import ordered_map
 
 _STATE: list = []
 

@@ -260,7 +260,7 @@ class SourceFile:
         import hashlib
         from pathlib import Path
 
-        from .errors import Diagnostic, PublicationError
+        from sitegen.core.errors import Diagnostic, PublicationError
 
         data = Path(self.path).read_bytes()
         if hashlib.sha256(data).hexdigest() != self.sha256:

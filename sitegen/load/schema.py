@@ -10,7 +10,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Callable
 
-from .jsonread import escape_pointer
+from sitegen.load.jsonread import escape_pointer
 
 Report = Callable[[str, str, str], None]  # (pointer, message, code)
 
@@ -85,7 +85,7 @@ def checked_items(doc, schema: str, key: str):
 
     The caller then reads the file whole, which places every problem exactly as for any other file.
     """
-    from .jsonread import NotStreamable, iter_json_items
+    from sitegen.load.jsonread import NotStreamable, iter_json_items
 
     def refuse(pointer: str, message: str, code: str) -> None:
         raise NotStreamable()

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .errors import Diagnostic
+from sitegen.core.errors import Diagnostic
 
 
 class _Duplicate(Exception):

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Iterator, Mapping, Sequence
 
-from sitegen.errors import Diagnostic, OutFolderError, PublicationError, WriteError
-from sitegen.model import InMemoryFile, SourceFile
-from sitegen.pages import Page
-from sitegen.swap import locked_folder, staged_prefix, swap_in, sweep
+from sitegen.core.errors import Diagnostic, OutFolderError, PublicationError, WriteError
+from sitegen.core.model import InMemoryFile, SourceFile
+from sitegen.render.pages import Page
+from sitegen.publish.swap import locked_folder, staged_prefix, swap_in, sweep
 
 DOWNLOADS = "downloads"
 SUMS = "SHA256SUMS"

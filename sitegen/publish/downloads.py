@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from . import model as m
-from .errors import Diagnostic, PublicationError
-from .jsonread import escape_pointer, parse_json
+from sitegen.core import model as m
+from sitegen.core.errors import Diagnostic, PublicationError
+from sitegen.load.jsonread import escape_pointer, parse_json
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from . import model as m
-from .errors import UsageError
-from .schema import did_you_mean
-from .scoring import score_run, verdict_source
+from sitegen.core import model as m
+from sitegen.core.errors import UsageError
+from sitegen.load.schema import did_you_mean
+from sitegen.score.scoring import score_run, verdict_source
 
 _REASONS = {
     "nothing": "nothing was reported for it",

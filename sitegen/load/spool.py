@@ -9,8 +9,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Mapping
 
-from . import model as m
-from .collector import collector_paused
+from sitegen.core import model as m
+from sitegen.core.collector import collector_paused
 
 Key = tuple[str, str, int]  # (run, case version, repetition)
 

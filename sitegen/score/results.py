@@ -8,12 +8,12 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from . import model as m
-from .collector import collector_paused
-from .errors import Diagnostic, PublicationError, RecordsError
-from .jsonread import NotStreamable, parse_json, read_json_text
-from .schema import checked_items, validate
-from .spool import ResultSpool
+from sitegen.core import model as m
+from sitegen.core.collector import collector_paused
+from sitegen.core.errors import Diagnostic, PublicationError, RecordsError
+from sitegen.load.jsonread import NotStreamable, parse_json, read_json_text
+from sitegen.load.schema import checked_items, validate
+from sitegen.load.spool import ResultSpool
 
 FORMAT = "sitegen.results/1"
 
@@ -264,11 +264,11 @@ class ScoreReport:
 
 def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1) -> dict[str, m.RunResult]:
     """Score runs one at a time (memory stays flat), in N processes when asked; the result never depends on N."""
-    from .scoring import score_run
+    from sitegen.score.scoring import score_run
 
     if jobs <= 1 or len(run_ids) <= 1:
         return {run_id: score_run(records, run_id) for run_id in run_ids}
-    from .workers import ordered_map
+    from sitegen.core.workers import ordered_map
 
     return dict(zip(run_ids, ordered_map(_score_in_worker, run_ids, jobs=jobs, initializer=_init_worker, initargs=(records,))))
 
@@ -281,7 +281,7 @@ def _init_worker(records: m.Records) -> None:
 
 
 def _score_in_worker(run_id: str) -> m.RunResult:
-    from .scoring import score_run
+    from sitegen.score.scoring import score_run
 
     return score_run(_WORKER["records"], run_id)
 
@@ -290,14 +290,14 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
     """Add newly scored runs to results.json; a run already there must reproduce byte for byte or nothing is written."""
     from pathlib import Path
 
-    from .errors import UsageError
+    from sitegen.core.errors import UsageError
 
     known = {r.id: r for r in records.runs}
     if run_ids is None:
         run_ids = tuple(r.id for r in records.published_runs)
     unknown = [r for r in run_ids if r not in known]
     if unknown:
-        from .schema import did_you_mean
+        from sitegen.load.schema import did_you_mean
 
         raise UsageError("unknown run(s): " + ", ".join(f'"{r}"{did_you_mean(r, known)}' for r in unknown))
     source = records.files.get("results.json")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from . import model as m
-from .text import DocumentText, collapse
+from sitegen.core import model as m
+from sitegen.core.text import DocumentText, collapse
 
 # How far an edge's evidence goes; lower is better ("prefer exact over contained").
 _RANK = {m.EXACT: 0, m.LOCATION: 0, m.NO_EVIDENCE: 0, m.CONTAINED: 1}

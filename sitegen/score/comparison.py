@@ -5,11 +5,11 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, replace
 
-from . import model as m
-from .collector import collector_paused
-from .errors import SitegenError
-from .scoring import observe_run
-from .workers import ordered_map
+from sitegen.core import model as m
+from sitegen.core.collector import collector_paused
+from sitegen.core.errors import SitegenError
+from sitegen.score.scoring import observe_run
+from sitegen.core.workers import ordered_map
 
 _GOOD = (m.PASSED, m.DISMISSED)
 _BAD = (m.FAILED, m.PENDING)
@@ -137,12 +137,12 @@ def allowed_differences(a: m.Run, b: m.Run) -> tuple[RunDifference, ...]:
 
 
 def compare_runs(records: m.Records, run_a: str, run_b: str) -> Comparison:
-    from .errors import UsageError
+    from sitegen.core.errors import UsageError
 
     try:
         a, b = records.run(run_a), records.run(run_b)
     except KeyError as exc:
-        from .schema import did_you_mean
+        from sitegen.load.schema import did_you_mean
 
         raise UsageError(f'unknown run "{exc.args[0]}"{did_you_mean(exc.args[0], (r.id for r in records.runs))}') from None
     problems = incompatibilities(records, a, b)
@@ -304,7 +304,7 @@ def _score_in_worker(run_id: str):
 
 def _score_one(records: m.Records, run_id: str, check=None):
     """A run's result (or what `check` found in it) and the summary a comparison needs (None for a CRASHED run)."""
-    from .scoring import aggregate_observed, observe_run, score_run
+    from sitegen.score.scoring import aggregate_observed, observe_run, score_run
 
     observed = observe_run(records, run_id)
     if observed is None:

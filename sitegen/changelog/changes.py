@@ -23,11 +23,11 @@ from typing import Mapping
 
 from markupsafe import Markup
 
-from sitegen.entries import PLACEHOLDER_SENTENCE, PLACEHOLDER_SOURCE, assessment_key, report_key, scorer_key
-from sitegen.errors import Diagnostic, PublicationError
-from sitegen.markup import is_safe_url  # noqa: F401 - part of this module's interface for the templates
-from sitegen.markup import render_markdown as _render_markdown
-from sitegen.model import Entry, Records
+from sitegen.load.entries import PLACEHOLDER_SENTENCE, PLACEHOLDER_SOURCE, assessment_key, report_key, scorer_key
+from sitegen.core.errors import Diagnostic, PublicationError
+from sitegen.changelog.markup import is_safe_url  # noqa: F401 - part of this module's interface for the templates
+from sitegen.changelog.markup import render_markdown as _render_markdown
+from sitegen.core.model import Entry, Records
 
 SETUP = "setup"
 SUITE = "suite"
@@ -250,7 +250,7 @@ def _anchor(text: str) -> str:
 
 
 def render_markdown(text: str) -> Markup:
-    """Render an entry's Markdown: raw HTML escaped and unsafe link targets removed (see sitegen.markup)."""
+    """Render an entry's Markdown: raw HTML escaped and unsafe link targets removed (see sitegen.changelog.markup)."""
     return _render_markdown(text)
 
 

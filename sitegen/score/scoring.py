@@ -6,10 +6,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import fields
 
-from . import model as m
-from .collector import collector_paused
-from .matching import CaseContext, MatchingMethod, judge_stage, method_for
-from .measures import MEASURE_FUNCTIONS, Observed, Passed, judge_run
+from sitegen.core import model as m
+from sitegen.core.collector import collector_paused
+from sitegen.score.matching import CaseContext, MatchingMethod, judge_stage, method_for
+from sitegen.score.measures import MEASURE_FUNCTIONS, Observed, Passed, judge_run
 
 
 def run_crashed(records: m.Records, run: m.Run) -> bool:

@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from sitegen.errors import Diagnostic, DiagnosticsError
+from sitegen.core.errors import Diagnostic, DiagnosticsError
 
 OLD = "OLD"
 NEW = "NEW"

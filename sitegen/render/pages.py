@@ -14,12 +14,12 @@ from xml.sax.saxutils import escape
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from sitegen.changelog import Changelog, changed_runs
-from sitegen.invisibles import codes_as_text, visible
-from sitegen.markup import render_markdown
-from sitegen.errors import Diagnostic, PublicationError
-from sitegen.formatting import LocaleFormat
-from sitegen.model import (
+from sitegen.changelog.changes import Changelog, changed_runs
+from sitegen.core.invisibles import codes_as_text, visible
+from sitegen.changelog.markup import render_markdown
+from sitegen.core.errors import Diagnostic, PublicationError
+from sitegen.render.formatting import LocaleFormat
+from sitegen.core.model import (
     CRASHED,
     CRASHED_STATE,
     MEASURES,
@@ -35,11 +35,11 @@ from sitegen.model import (
     SourceFile,
     StageVerdict,
 )
-from sitegen.publication import collect_downloads
-from sitegen.templating import SiteEnvironment, escape_output, escaped_variables
-from sitegen.workers import ordered_map
+from sitegen.publish.downloads import collect_downloads
+from sitegen.render.templating import SiteEnvironment, escape_output, escaped_variables
+from sitegen.core.workers import ordered_map
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 
 # The case each measure's example on the method page is taken from (the method page's own choices).
 EXAMPLE_CASES = {

@@ -12,9 +12,9 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from sitegen.changelog import ASSESSMENT, ENTRY, REPORT, SCORER, SETUP, SUITE, Changelog, ChangelogRow
-from sitegen.errors import UsageError
-from sitegen.invisibles import visible
+from sitegen.changelog.changes import ASSESSMENT, ENTRY, REPORT, SCORER, SETUP, SUITE, Changelog, ChangelogRow
+from sitegen.core.errors import UsageError
+from sitegen.core.invisibles import visible
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 FEED_PATH = "changelog.atom"

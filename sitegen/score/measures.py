@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Callable, Iterator, Mapping, NamedTuple
 
-from . import model as m
-from .matching import CaseContext, MatchingMethod, evidence, judge_stage
+from sitegen.core import model as m
+from sitegen.score.matching import CaseContext, MatchingMethod, evidence, judge_stage
 
 
 class Observed(NamedTuple):

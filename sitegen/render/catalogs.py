@@ -16,7 +16,7 @@ from babel.messages.plurals import get_plural
 from babel.messages.pofile import PoFileError, PoFileParser
 from babel.support import Translations
 
-from sitegen.errors import CatalogError, Diagnostic
+from sitegen.core.errors import CatalogError, Diagnostic
 
 DEFAULT_DOMAIN = "sitegen"
 

@@ -15,7 +15,7 @@ from jinja2 import Environment
 from jinja2.compiler import CodeGenerator, Frame
 from markupsafe import Markup, escape
 
-from sitegen.invisibles import HIDDEN, visible_html
+from sitegen.core.invisibles import HIDDEN, visible_html
 
 
 def escape_output(value: Any) -> str:

@@ -9,10 +9,10 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sitegen.errors import Diagnostic, EntryError, RecordsError
-from sitegen.invisibles import HIDDEN, code_of
-from sitegen.model import Entry
-from sitegen.schema import is_calendar_date
+from sitegen.core.errors import Diagnostic, EntryError, RecordsError
+from sitegen.core.invisibles import HIDDEN, code_of
+from sitegen.core.model import Entry
+from sitegen.load.schema import is_calendar_date
 
 CATEGORIES = (
     "publication-rules",

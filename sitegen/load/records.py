@@ -12,14 +12,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Callable
 
-from . import model as m
-from .collector import collector_paused
-from .errors import Diagnostic, RecordsError
-from .jsonread import JsonText, NotStreamable, parse_json, read_json_text
-from .schema import did_you_mean as _hint
-from .schema import checked_items, validate
-from .spool import AnswerSpool, PackedRun, pack_answers
-from .text import DocumentText, collapse
+from sitegen.core import model as m
+from sitegen.core.collector import collector_paused
+from sitegen.core.errors import Diagnostic, RecordsError
+from sitegen.load.jsonread import JsonText, NotStreamable, parse_json, read_json_text
+from sitegen.load.schema import did_you_mean as _hint
+from sitegen.load.schema import checked_items, validate
+from sitegen.load.spool import AnswerSpool, PackedRun, pack_answers
+from sitegen.core.text import DocumentText, collapse
 
 CONFIG_FILE = "sitegen.json"
 SETUPS_FILE = "setups.json"
@@ -153,7 +153,7 @@ def _load(root: Path, jobs: int) -> m.Records:
 
     entries: tuple[m.Entry, ...] = ()
     if (root / CHANGELOG_DIR).is_dir():
-        from .entries import load_entries
+        from sitegen.load.entries import load_entries
 
         try:
             entries = load_entries(root / CHANGELOG_DIR)
@@ -609,7 +609,7 @@ def _read_answers_apart(context: _AnswersContext, tasks: tuple[_AnswersTask, ...
     A worker checks its file against the records but not against the other answers files. Should one of its answers
     already stand in an earlier file, the file is read again here, against those, so the problems are as with one process.
     """
-    from .workers import ordered_map
+    from sitegen.core.workers import ordered_map
 
     broken = []
     for task, read in zip(tasks, ordered_map(_read_in_worker, tasks, jobs=jobs, initializer=_init_worker, initargs=(context,))):
