@@ -47,3 +47,27 @@ def test_tasks_are_taken_only_as_results_are_consumed():
     next(results)
     assert len(taken) <= 4  # three in flight, and the one that waited for room
     results.close()
+
+
+def _scaled(context: dict, task: int) -> tuple[int, int]:
+    return task * context["factor"], os.getpid()
+
+
+def test_each_worker_receives_the_context_it_was_forked_with():
+    """One worker mechanism: the context is handed to each forked worker, no module global holds it."""
+    got = list(ordered_map(_scaled, range(10), jobs=2, context={"factor": 3}))
+    assert [g[0] for g in got] == [n * 3 for n in range(10)]
+    assert os.getpid() not in {g[1] for g in got}
+
+
+def _die(context, task: int) -> int:
+    if task == 2:
+        os._exit(1)
+    return task
+
+
+def test_a_worker_that_dies_is_reported_instead_of_waited_for():
+    from sitegen.core.workers import WorkerLost
+
+    with pytest.raises(WorkerLost, match=r"worker process \d+ ended"):
+        list(ordered_map(_die, range(5), jobs=2, context=None))
