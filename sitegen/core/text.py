@@ -1,4 +1,4 @@
-"""The one whitespace rule of METHOD.md and where a quote stands in a document, shared by loader and scorer."""
+"""The one whitespace rule of METHOD.md and where a quote stands in a document, shared by loader, scorer and pages."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def collapse(text: str) -> str:
 
 
 class DocumentText:
-    """A document's collapsed text with a map back to its original line numbers."""
+    """A document's collapsed text with a map back to its original characters and line numbers."""
 
     def __init__(self, document: str):
         self.document = document
@@ -48,6 +48,14 @@ class DocumentText:
             return 0
         return self._original_starts[index] + (collapsed_offset - self._collapsed_starts[index])
 
+    def _collapsed(self, original_offset: int) -> int:
+        """The collapsed offset of an original one; any character of a shortened run maps to the run's one space."""
+        index = bisect.bisect_right(self._original_starts, original_offset) - 1
+        offset = self._collapsed_starts[index] + (original_offset - self._original_starts[index])
+        if index + 1 < len(self._collapsed_starts):
+            offset = min(offset, self._collapsed_starts[index + 1] - 1)
+        return offset
+
     def _line(self, original_offset: int) -> int:
         return bisect.bisect_left(self._newlines, original_offset) + 1
 
@@ -70,6 +78,26 @@ class DocumentText:
             spans.append((first, last))
             start = self.collapsed.find(needle, start + 1)
         return tuple(spans)
+
+    def span(self, quote: str, *, from_line: int = 1) -> tuple[int, int] | None:
+        """Original character offsets [start, end) of the first place the collapsed quote stands from line `from_line` on.
+
+        A collapsed space stands for a whole run of the document's whitespace, so the span is what the regex of the quote
+        with each run written `[ \\t\\r\\n]+` would match, searched from the start of that line: a quote that begins with
+        whitespace and meets a run the line's start cuts into begins at the line's start. None when it stands nowhere
+        there, or quotes only whitespace.
+        """
+        needle = collapse(quote)
+        if not needle.strip(" "):  # only METHOD.md's whitespace; str.strip() would also take a form feed or no-break space
+            return None
+        if self._collapsed_starts is None:
+            self._build_map()
+        origin = 0 if from_line <= 1 else (self._newlines[from_line - 2] + 1 if from_line - 2 < len(self._newlines)
+                                             else len(self.document) + 1)
+        at = self.collapsed.find(needle, self._collapsed(origin))
+        if at < 0:
+            return None
+        return max(self._original(at), origin), self._original(at + len(needle))
 
     def lines_text(self, first: int, last: int) -> str:
         return "\n".join(self.document.split("\n")[first - 1 : last])
