@@ -17,6 +17,8 @@ from sitegen.score.scoring import verdict_source
 from sitegen.score.results import ResultsVerifier, read_results
 from sitegen.score.comparison import score_and_compare
 
+# Where sitegen reads its templates (with the static files and the prose) and its catalogs: its source folder.
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 
 Progress = Callable[[str, str], None]
@@ -60,8 +62,6 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     from sitegen.changelog.changes import build_changelog
 
     say = progress or (lambda phase, detail="": None)
-    from sitegen.render.pages import TEMPLATES
-
     for folder in (TEMPLATES, LOCALES):
         if not folder.is_dir():
             raise UsageError(f"{folder} is missing: sitegen reads its templates and catalogs from its source folder, "
@@ -115,8 +115,8 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
     published = tuple((d.name, d.source) for d in checked.downloads) + tuple((n, m.InMemoryFile(b)) for n, b in schema_files())
     say("render", f"{len(records.config.languages)} languages")
     pages = iter_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
-                       catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, jobs=jobs,
-                       comparisons=checked.comparisons or {}, write=write)
+                       catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, templates=TEMPLATES,
+                       jobs=jobs, comparisons=checked.comparisons or {}, write=write)
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     extra = (
         ("changelog.atom", render_atom(checked.changelog, base_url=records.config.base_url, title=title, updated=checked.build_date)),

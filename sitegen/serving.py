@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from sitegen.core.errors import ServeError, SitegenError
-from sitegen.render.pages import CONTENT_SECURITY_POLICY
+from sitegen.render.environment import CONTENT_SECURITY_POLICY
 
 
 def records_state(records_dir: Path) -> tuple[tuple[str, int, int], ...]:

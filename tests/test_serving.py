@@ -118,7 +118,7 @@ def served(tmp_path_factory):
 
 
 def test_a_page_is_served_with_its_bytes_type_and_the_sites_csp_as_a_header(served):
-    from sitegen.render.pages import CONTENT_SECURITY_POLICY
+    from sitegen.render.environment import CONTENT_SECURITY_POLICY
 
     out, get = served
     status, headers, data = get("/en/index.html")

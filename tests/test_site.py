@@ -176,7 +176,7 @@ def test_sha256sums_of_nothing_is_empty():
 
 
 def test_checksums_on_the_downloads_page_equal_the_written_bytes(tmp_path):
-    from test_pages import CONTENT, make_records, make_results, translations, verdicts_for
+    from test_pages import CONTENT, TEMPLATES, make_records, make_results, translations, verdicts_for
 
     from sitegen.render.pages import render_pages
     from sitegen.publish.downloads import collect_downloads
@@ -192,7 +192,7 @@ def test_checksums_on_the_downloads_page_equal_the_written_bytes(tmp_path):
     records = make_records(tmp_path)
     downloads = tuple((d.name, d.source) for d in collect_downloads(records)) + (("schemas/cases.schema.json", InMemoryFile(SCHEMA)),)
     pages = render_pages(records, make_results(records), verdicts=verdicts_for(records), changelog=None,
-                         catalogs=translations(), build_date="", downloads=downloads, content_dir=content)
+                         catalogs=translations(), build_date="", downloads=downloads, templates=TEMPLATES, content_dir=content)
     out = tmp_path / "site"
     write_site(pages, out, published=downloads)
     sums = dict(reversed(line.split("  ", 1)) for line in (out / "downloads" / "SHA256SUMS").read_text().splitlines())

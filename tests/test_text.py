@@ -2,7 +2,12 @@
 
 import random
 import re
+from pathlib import Path
+
 from sitegen.core.text import DocumentText
+
+PACKAGE = Path(__file__).resolve().parent.parent / "sitegen"
+
 
 def regex_span(document: str, quote: str, from_line: int) -> tuple[int, int] | None:
     """The quote as a regex with each whitespace run written [ \\t\\r\\n]+, searched from the start of `from_line`."""
@@ -35,3 +40,10 @@ def test_span_maps_collapsed_runs_back_to_the_original_characters():
     assert text.span("Läckan", from_line=2) is None  # only before line 2
     assert text.span(" \t\n") is None  # only whitespace quotes nothing
 
+
+def test_the_whitespace_rule_is_written_once():
+    """One rule in one place: no module but core/text.py spells out the whitespace characters METHOD.md collapses."""
+    spelled = re.compile(r"""["'][^"'\n]*(\\t\\r\\n|\[ \\t\\r\\n\]| \\t\\r\\n)""")
+    elsewhere = [str(p.relative_to(PACKAGE)) for p in sorted(PACKAGE.rglob("*.py"))
+                 if p.name != "text.py" and spelled.search(p.read_text(encoding="utf-8"))]
+    assert not elsewhere, f"a second copy of the whitespace rule: {elsewhere}"
