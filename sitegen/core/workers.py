@@ -7,20 +7,16 @@ from collections import deque
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable, Iterator
 
-_NO_CONTEXT = object()  # marks the older form: function(task) after initializer(*initargs) in each worker
-
-
 class WorkerLost(RuntimeError):
     """A worker process ended before it returned the result of a task it had taken."""
 
 
-def ordered_map(function: Callable[..., Any], tasks: Iterable[Any], *, jobs: int, context: Any = _NO_CONTEXT,
-                initializer: Callable[..., None] | None = None, initargs: tuple = (), ahead: int | None = None) -> Iterator[Any]:
+def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jobs: int, context: Any,
+                ahead: int | None = None) -> Iterator[Any]:
     """function(context, task) for each task in `jobs` forked processes, yielded in task order.
 
     Each worker receives `context` as it was when the workers were forked: it is inherited, never pickled, and lives
-    in the worker's own frame, so no module has to hold it. (Without `context`, each worker runs
-    initializer(*initargs) once and then function(task).) At most `ahead` tasks (default 2 per process) are in
+    in the worker's own frame, so no module has to hold it. At most `ahead` tasks (default 2 per process) are in
     flight: feeding everything at once lets workers pile finished results up in the parent whenever the parent
     (writing pages, comparing runs) is the slower side. A new task goes to the worker with the fewest in flight.
     """
@@ -31,7 +27,7 @@ def ordered_map(function: Callable[..., Any], tasks: Iterable[Any], *, jobs: int
     try:
         for _ in range(jobs):
             ours, theirs = forking.Pipe()
-            process = forking.Process(target=_serve, args=(function, context, initializer, initargs, theirs), daemon=True)
+            process = forking.Process(target=_serve, args=(function, context, theirs), daemon=True)
             process.start()
             theirs.close()  # the worker holds the only other end, so its end of the pipe closing means it is gone
             workers.append((process, ours))
@@ -80,10 +76,8 @@ def _next_result(pending: deque, done: dict[int, Any], workers: list, in_flight:
     return value
 
 
-def _serve(function: Callable[..., Any], context: Any, initializer, initargs: tuple, conn) -> None:
+def _serve(function: Callable[[Any, Any], Any], context: Any, conn) -> None:
     """A worker's loop: take a task, send back (index, ok, result or error), until told to stop."""
-    if context is _NO_CONTEXT and initializer is not None:
-        initializer(*initargs)
     while True:
         try:
             message = conn.recv()
@@ -93,7 +87,7 @@ def _serve(function: Callable[..., Any], context: Any, initializer, initargs: tu
             return
         index, task = message
         try:
-            reply = (index, True, function(task) if context is _NO_CONTEXT else function(context, task))
+            reply = (index, True, function(context, task))
         except Exception as error:  # noqa: BLE001 - every error is the consumer's to see
             reply = (index, False, error)
         try:

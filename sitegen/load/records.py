@@ -612,7 +612,7 @@ def _read_answers_apart(context: _AnswersContext, tasks: tuple[_AnswersTask, ...
     from sitegen.core.workers import ordered_map
 
     broken = []
-    for task, read in zip(tasks, ordered_map(_read_in_worker, tasks, jobs=jobs, initializer=_init_worker, initargs=(context,))):
+    for task, read in zip(tasks, ordered_map(_read_in_worker, tasks, jobs=jobs, context=context)):
         if read.packed is not None and _any_earlier(read.packed, answers):
             read = _read_packed(context, task, answers)
         if not _take(read, task.name, out, files, answers):
@@ -642,16 +642,9 @@ def _any_earlier(packed: tuple[PackedRun, ...], answers: AnswerSpool) -> bool:
     return any((part.run, case_version, repetition) in answers for part in packed for case_version, repetition, _ in part.keys)
 
 
-_WORKER: dict[str, _AnswersContext] = {}  # filled once per forked worker process, never in the parent
-
-
-def _init_worker(context: _AnswersContext) -> None:
-    _WORKER["context"] = context
-
-
-def _read_in_worker(task: _AnswersTask) -> _AnswersRead:
+def _read_in_worker(context: _AnswersContext, task: _AnswersTask) -> _AnswersRead:
     """One answers file read, checked and packed in a worker, against no other answers file."""
-    return _read_packed(_WORKER["context"], task, AnswerSpool())
+    return _read_packed(context, task, AnswerSpool())
 
 
 def _read_answers(root: Path, name: str, out: _Collector, files: dict[str, m.SourceFile], earlier: AnswerSpool, *,

@@ -284,21 +284,15 @@ def _scored(records: m.Records, runs: list[m.Run], jobs: int, check):
         for run in runs:
             yield (run, *_score_one(records, run.id, check))
         return
-    scored = ordered_map(_score_in_worker, [r.id for r in runs], jobs=jobs, initializer=_start_worker, initargs=((records, check),))
+    scored = ordered_map(_score_in_worker, [r.id for r in runs], jobs=jobs, context=(records, check))
     for run, (found, summary) in zip(runs, scored):
         yield run, found, summary
 
 
-_WORKER: list[tuple] = []  # (records, check), filled once in each forked worker, never in the parent
-
-
-def _start_worker(job: tuple) -> None:
+def _score_in_worker(job: tuple, run_id: str):
+    """One run scored in a worker; `job` is (records, check), the context every worker received."""
     gc.enable()  # forked while the parent had paused the collector; a worker pauses it itself where that pays
-    _WORKER.append(job)
-
-
-def _score_in_worker(run_id: str):
-    records, check = _WORKER[0]
+    records, check = job
     return _score_one(records, run_id, check)
 
 

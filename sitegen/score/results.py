@@ -270,20 +270,13 @@ def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1) -
         return {run_id: score_run(records, run_id) for run_id in run_ids}
     from sitegen.core.workers import ordered_map
 
-    return dict(zip(run_ids, ordered_map(_score_in_worker, run_ids, jobs=jobs, initializer=_init_worker, initargs=(records,))))
+    return dict(zip(run_ids, ordered_map(_score_in_worker, run_ids, jobs=jobs, context=records)))
 
 
-_WORKER: dict[str, m.Records] = {}  # filled once per forked worker process, never in the parent
-
-
-def _init_worker(records: m.Records) -> None:
-    _WORKER["records"] = records
-
-
-def _score_in_worker(run_id: str) -> m.RunResult:
+def _score_in_worker(records: m.Records, run_id: str) -> m.RunResult:
     from sitegen.score.scoring import score_run
 
-    return score_run(_WORKER["records"], run_id)
+    return score_run(records, run_id)
 
 
 def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | None, jobs: int = 1) -> ScoreReport:
