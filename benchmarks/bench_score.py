@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sitegen.core import model as m  # noqa: E402
 from sitegen.load.records import load_records  # noqa: E402
-from sitegen.score.results import result_to_json, score_runs  # noqa: E402
+from sitegen.score.results import result_to_json  # noqa: E402
+from sitegen.score.verify import score_runs  # noqa: E402
 
 
 def peak_rss_mib() -> float:

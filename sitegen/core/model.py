@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Mapping, NamedTuple
+
+from sitegen.core.errors import Diagnostic, PublicationError
 
 FLAW = "flaw"
 STRENGTH = "strength"
@@ -242,8 +246,6 @@ class InMemoryFile:
 
     @property
     def sha256(self) -> str:
-        import hashlib
-
         return hashlib.sha256(self.data).hexdigest()
 
 
@@ -257,11 +259,6 @@ class SourceFile:
 
     @property
     def data(self) -> bytes:
-        import hashlib
-        from pathlib import Path
-
-        from sitegen.core.errors import Diagnostic, PublicationError
-
         data = Path(self.path).read_bytes()
         if hashlib.sha256(data).hexdigest() != self.sha256:
             raise PublicationError([Diagnostic(self.path, None, None, None, "file changed while sitegen was reading the records; "

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import datetime
-import difflib
 import json
 import re
 from functools import lru_cache
 from importlib import resources
 from typing import Callable
 
+from sitegen.core.errors import did_you_mean
 from sitegen.load.jsonread import escape_pointer
 
 Report = Callable[[str, str, str], None]  # (pointer, message, code)
@@ -370,11 +370,6 @@ class _Compiler:
                 r(p, f"expected a number of at most {maximum:,}, found {_describe(v)}", "record.too-large")
 
         return check
-
-
-def did_you_mean(key: str, candidates) -> str:
-    close = difflib.get_close_matches(key, list(candidates), n=1, cutoff=0.6)
-    return f' (did you mean "{close[0]}"?)' if close else ""
 
 
 class _Acceptor:
