@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sitegen.core.errors import SitegenError  # noqa: E402
-from sitegen.load.records import load_records  # noqa: E402
+from sitegen.build import load_phase  # noqa: E402
 
 MIB = 1024 * 1024
 
@@ -61,7 +61,7 @@ def measure_load(path: Path, *, jobs: int = 1, trace: bool = False) -> LoadFigur
     if trace:
         tracemalloc.start()
     start = time.perf_counter()
-    records = load_records(path, jobs=jobs)
+    records = load_phase(path, jobs=jobs)  # as every command loads: load_records under the build's collector policy
     wall = time.perf_counter() - start
     traced = None
     if trace:
