@@ -20,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sitegen.core import model as m  # noqa: E402
-from sitegen.build import load_phase  # noqa: E402
-from sitegen.core.collector import collector_paused  # noqa: E402
+from sitegen.core.collector import collector_paused, frozen_when_made  # noqa: E402
+from sitegen.load.records import load_records  # noqa: E402
 from sitegen.score.results import result_to_json  # noqa: E402
 from sitegen.score.verify import score_runs  # noqa: E402
 
@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
-    records = load_phase(args.records)
+    with frozen_when_made():  # the collector policy build.load_phase applies
+        records = load_records(args.records, unpacking=frozen_when_made)
     loaded = time.perf_counter() - started
     rss_loaded = peak_rss_mib()
     run_ids = tuple(r.id for r in records.published_runs)[: args.runs]
