@@ -106,14 +106,17 @@ def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1) ->
 
 
 def changelog_phase(records: m.Records) -> Changelog:
+    """Every change to the tests, each version change explained by an entry (or a located problem)."""
     return build_changelog(records)
 
 
 def catalogs_phase(records: m.Records) -> Mapping:
+    """The translation catalogs of every language, checked complete and compiled in memory."""
     return load_catalogs(LOCALES, records.config.languages)
 
 
 def downloads_phase(records: m.Records) -> tuple[Download, ...]:
+    """The files to publish, checked to hold no internal field and no unpublished run."""
     return collect_downloads(records)
 
 
