@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sitegen.core.errors import SitegenError  # noqa: E402
+from sitegen.core.collector import frozen_when_made  # noqa: E402
 from sitegen.load.records import load_records  # noqa: E402
 
 MIB = 1024 * 1024
@@ -61,7 +62,8 @@ def measure_load(path: Path, *, jobs: int = 1, trace: bool = False) -> LoadFigur
     if trace:
         tracemalloc.start()
     start = time.perf_counter()
-    records = load_records(path, jobs=jobs)
+    with frozen_when_made():  # the collector policy build.load_phase applies (this script imports the loader alone)
+        records = load_records(path, jobs=jobs, unpacking=frozen_when_made)
     wall = time.perf_counter() - start
     traced = None
     if trace:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from sitegen.core import model as m
-from sitegen.load.records import canonical_configuration, fingerprint
+from sitegen.load.setups import canonical_configuration, fingerprint
 
 DOCUMENT = "\n".join([
     "Inspektionsanteckning 2026-03-14",

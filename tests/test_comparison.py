@@ -11,6 +11,7 @@ from sitegen.cli import main
 from sitegen.score.comparison import IncompatibleRunsError, compare_runs
 from sitegen.load.records import load_records
 from sitegen.score.scoring import score_run
+from sitegen.score.verify import PassRequest, score_pass
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 NIGHTLY, RELEASE, BASELINE, CRASHED = "2026-09-02-nightly", "2026-09-16-release", "2026-08-18-v1-baseline", "2026-10-08-nightly"
@@ -147,9 +148,7 @@ def test_an_unknown_run_is_a_usage_error(capsys):
 
 
 def test_site_compares_each_run_with_the_previous_comparable_one(records):
-    from sitegen.score.comparison import score_and_compare
-
-    found = score_and_compare(records)[1]
+    found = score_pass(PassRequest(records, None, compare=True), records.published_runs).comparisons
     # the v1 baseline has no earlier run; nightly's only predecessor was scored with another scorer and has one stage
     assert "2026-08-18-v1-baseline" not in found and "2026-09-02-nightly" not in found
     assert found["2026-09-16-release"].run_a == "2026-09-02-nightly"
@@ -163,8 +162,6 @@ def test_keeping_only_regressions_gives_exactly_the_regressions_of_the_whole_com
     """The build asks for regressions only, and the other changes are then never built; the regressions are the same."""
     import sys
 
-    from sitegen.score.comparison import score_and_compare
-
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     try:
         import generate
@@ -173,8 +170,9 @@ def test_keeping_only_regressions_gives_exactly_the_regressions_of_the_whole_com
     synthetic = tmp_path / "records"
     assert generate.main([str(synthetic), "--case-versions", "30", "--runs", "4", "--repetitions", "2"]) == 0
     for corpus in (records, load_records(synthetic)):
-        whole = score_and_compare(corpus)[1]
-        only = score_and_compare(corpus, keep_all_changes=False)[1]
+        request = PassRequest(corpus, None, compare=True)
+        whole = score_pass(request, corpus.published_runs).comparisons
+        only = score_pass(request, corpus.published_runs, keep_all_changes=False).comparisons
         assert set(only) == set(whole) and whole
         for run_id, comparison in whole.items():
             assert only[run_id] == comparison.regressions_only()

@@ -1,4 +1,4 @@
-"""The cycle collector paused while many long-lived objects are made: a collection meanwhile would only rescan them."""
+"""The one cycle-collector policy, chosen by the callers (build, check, the command line), never by a library function."""
 
 from __future__ import annotations
 
@@ -21,3 +21,18 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@contextmanager
+def frozen_when_made() -> Iterator[None]:
+    """Pause the collector while long-lived objects are made, then freeze them out of its sight.
+
+    Made for what stays alive for a whole phase (the loaded records, an unpacked run read by many pages): every full
+    collection afterwards would otherwise rescan them (at 10,000 case versions a third of the rendering time). Frozen
+    objects are still freed by reference counting when they are let go. A library function that makes such objects
+    takes this as its `unpacking` argument from its caller and defaults to doing nothing.
+    """
+    with collector_paused():
+        yield
+        gc.freeze()
+

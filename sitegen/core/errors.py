@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -97,3 +98,9 @@ class UsageError(SitegenError):
 
 class ServeError(SitegenError):
     """The site cannot be served: the address cannot be taken, or the first build left nothing to serve."""
+
+
+def did_you_mean(key: str, candidates) -> str:
+    """The closest candidate as a hint to end a message with, or nothing: a typo is then mended at a glance."""
+    close = difflib.get_close_matches(key, list(candidates), n=1, cutoff=0.6)
+    return f' (did you mean "{close[0]}"?)' if close else ""

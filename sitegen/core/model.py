@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, NamedTuple
 
+from sitegen.core.files import InMemoryFile, SourceFile  # noqa: F401 (part of the model: m.SourceFile, m.InMemoryFile)
+
 FLAW = "flaw"
 STRENGTH = "strength"
 KINDS = (FLAW, STRENGTH)
@@ -228,45 +230,6 @@ class Config:
     internal_fields: tuple[str, ...]
     document_language: str | None = None  # language of documents, rules and engine answers, for `lang` on them
     case_text_language: str | None = None  # language of case titles and pair descriptions, for `lang` on them
-
-
-@dataclass(frozen=True, slots=True)
-class InMemoryFile:
-    """Bytes to publish that sitegen holds itself (the schemas), with the same face as a SourceFile."""
-
-    data: bytes
-
-    @property
-    def size(self) -> int:
-        return len(self.data)
-
-    @property
-    def sha256(self) -> str:
-        import hashlib
-
-        return hashlib.sha256(self.data).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class SourceFile:
-    """A records file as it was read: published copies are its exact bytes, read again and checked against this digest."""
-
-    path: str
-    sha256: str
-    size: int
-
-    @property
-    def data(self) -> bytes:
-        import hashlib
-        from pathlib import Path
-
-        from sitegen.core.errors import Diagnostic, PublicationError
-
-        data = Path(self.path).read_bytes()
-        if hashlib.sha256(data).hexdigest() != self.sha256:
-            raise PublicationError([Diagnostic(self.path, None, None, None, "file changed while sitegen was reading the records; "
-                                               "build again", "record.changed")])
-        return data
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from sitegen.core.errors import Diagnostic, EntryError, RecordsError
 from sitegen.core.invisibles import HIDDEN, code_of
 from sitegen.core.model import Entry
-from sitegen.load.schema import is_calendar_date
+from sitegen.load.schemabasics import is_calendar_date
 
 CATEGORIES = (
     "publication-rules",

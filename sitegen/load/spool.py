@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
-import gc
 import marshal
 import zlib
 from collections import OrderedDict
+from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Mapping
+from typing import Callable, ContextManager, Iterable, Iterator, Mapping
 
 from sitegen.core import model as m
-from sitegen.core.collector import collector_paused
 
 Key = tuple[str, str, int]  # (run, case version, repetition)
 
 
 class _Unpacked:
-    """The last few runs unpacked, each unpacked with the cycle collector paused and then frozen out of its sight.
+    """The last few runs unpacked, each inside the `unpacking` context its owner's caller chose.
 
-    Unpacking makes hundreds of thousands of small objects that all stay alive: a collection meanwhile would only
-    rescan them, and so would every full collection afterwards while pages are rendered from them (at 10,000 case
-    versions that was a third of the rendering time). Frozen objects are still freed when the run is let go.
+    Unpacking makes hundreds of thousands of small objects that all stay alive: the build passes a collector policy
+    (core/collector.frozen_when_made) so that no collection rescans them; a library default does nothing.
     """
 
-    def __init__(self, keep: int):
+    def __init__(self, keep: int, unpacking: Callable[[], ContextManager] = nullcontext):
         self.keep = keep
+        self.unpacking = unpacking
         self.runs: OrderedDict[str, object] = OrderedDict()
 
     def get(self, run: str, unpack):
@@ -32,9 +31,8 @@ class _Unpacked:
         if found is not None:
             self.runs.move_to_end(run)
             return found
-        with collector_paused():
+        with self.unpacking():
             found = unpack(run)
-            gc.freeze()
         self.runs[run] = found
         while len(self.runs) > self.keep:
             self.runs.popitem(last=False)
@@ -52,10 +50,10 @@ class AnswerSpool(Mapping[Key, m.Answer]):
     works run by run (scoring, a run's pages), so each run is unpacked about once per pass.
     """
 
-    def __init__(self, keep: int = 2):
+    def __init__(self, keep: int = 2, *, unpacking: Callable[[], ContextManager] = nullcontext):
         self._sources: dict[str, dict[tuple[str, int], str]] = {}  # run -> (case version, repetition) -> records file
         self._packs: dict[str, list[bytes]] = {}
-        self._unpacked = _Unpacked(keep)
+        self._unpacked = _Unpacked(keep, unpacking)
 
     def add(self, answers: Iterable[m.Answer]) -> None:
         """Pack answers (of one records file, typically) and forget the objects."""
@@ -196,9 +194,9 @@ def _identity(e: m.EngineAnswer) -> tuple:
 class ResultSpool(Mapping[str, m.RunResult]):
     """Run results mapped by run id like a dict, packed the same way: at scale one run's results hold 30,000 case entries."""
 
-    def __init__(self, keep: int = 2):
+    def __init__(self, keep: int = 2, *, unpacking: Callable[[], ContextManager] = nullcontext):
         self._packs: dict[str, bytes] = {}
-        self._unpacked = _Unpacked(keep)
+        self._unpacked = _Unpacked(keep, unpacking)
 
     def add(self, result: m.RunResult) -> None:
         self._packs[result.run] = zlib.compress(marshal.dumps(_pack_result(result)), 1)

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass, replace
 
 from sitegen.core import model as m
-from sitegen.core.collector import collector_paused
-from sitegen.core.errors import SitegenError
+from sitegen.core.errors import SitegenError, UsageError, did_you_mean
 from sitegen.score.scoring import observe_run
-from sitegen.core.workers import ordered_map
 
 _GOOD = (m.PASSED, m.DISMISSED)
 _BAD = (m.FAILED, m.PENDING)
@@ -137,13 +134,10 @@ def allowed_differences(a: m.Run, b: m.Run) -> tuple[RunDifference, ...]:
 
 
 def compare_runs(records: m.Records, run_a: str, run_b: str) -> Comparison:
-    from sitegen.core.errors import UsageError
-
+    """The `compare` command: two named runs, refused when incomparable; the build compares in score/verify's pass."""
     try:
         a, b = records.run(run_a), records.run(run_b)
     except KeyError as exc:
-        from sitegen.load.schema import did_you_mean
-
         raise UsageError(f'unknown run "{exc.args[0]}"{did_you_mean(exc.args[0], (r.id for r in records.runs))}') from None
     problems = incompatibilities(records, a, b)
     if problems:
@@ -152,7 +146,7 @@ def compare_runs(records: m.Records, run_a: str, run_b: str) -> Comparison:
     if seen_a is None or seen_b is None:
         crashed = run_a if seen_a is None else run_b
         raise IncompatibleRunsError(run_a, run_b, (f"run {crashed} is CRASHED (a rerun or answer failed): it has no numbers",))
-    return _compare(records, a, b, summarize(seen_a), summarize(seen_b))
+    return compare_summaries(records, a, b, summarize(seen_a), summarize(seen_b))
 
 
 def summarize(observed) -> dict[str, tuple[dict, tuple[int, int] | None]]:
@@ -160,7 +154,7 @@ def summarize(observed) -> dict[str, tuple[dict, tuple[int, int] | None]]:
     return {measure: (_index(items), _count(items)) for measure, items in observed.items()}
 
 
-def _compare(records: m.Records, a: m.Run, b: m.Run, seen_a, seen_b, *, regressions_only: bool = False) -> Comparison:
+def compare_summaries(records: m.Records, a: m.Run, b: m.Run, seen_a, seen_b, *, regressions_only: bool = False) -> Comparison:
     """Counts and changed observations of b against a; with regressions_only, the other changes are never built."""
     deltas = []
     changes = []
@@ -242,69 +236,7 @@ def previous_comparable(records: m.Records, run: m.Run) -> m.Run | None:
     return None
 
 
-def _compatibility(records: m.Records, run: m.Run) -> tuple:
+def compatibility_key(records: m.Records, run: m.Run) -> tuple:
     """Runs with equal keys can be compared (see incompatibilities); only the latest of each key is kept in memory."""
     return (run.suite, run.suite_version, run.scorer_version, run.matching_method, run.assessment_version, run.policy,
             len(records.stages(run)))
-
-
-def score_and_compare(records: m.Records, *, jobs: int = 1, check=None,
-                      keep_all_changes: bool = True) -> tuple[dict[str, m.RunResult], dict[str, Comparison]]:
-    """Score every published run once (its results, for verification) and compare it with the previous comparable run.
-
-    Runs are taken by date; the observations of only the latest run of each compatibility key are kept, so memory
-    holds a few runs' observations, not all. With jobs > 1 the runs are scored in forked processes, in the same order.
-    With `check` (a results.ResultsVerifier), each fresh result is checked where it was scored, and only what the
-    check found travels back and is kept (the returned results are then empty). Without `keep_all_changes`, each
-    comparison keeps only its regressions.
-    """
-    ordered = sorted(records.published_runs, key=lambda r: (r.date, r.id))
-    results: dict[str, m.RunResult] = {}
-    comparisons: dict[str, Comparison] = {}
-    latest: dict[tuple, tuple[m.Run, dict]] = {}
-    # A run's summary arrives as hundreds of thousands of small tuples; a collection meanwhile would only scan them.
-    with collector_paused():
-        for run, scored, observed in _scored(records, ordered, jobs, check):
-            if check is None:
-                results[run.id] = scored
-            else:
-                check.note(run.id, scored)
-            if observed is None:
-                continue
-            key = _compatibility(records, run)
-            if key in latest:
-                previous, seen = latest[key]
-                comparisons[run.id] = _compare(records, previous, run, seen, observed, regressions_only=not keep_all_changes)
-            latest[key] = (run, observed)
-    return results, comparisons
-
-
-def _scored(records: m.Records, runs: list[m.Run], jobs: int, check):
-    if jobs <= 1 or len(runs) <= 1:
-        for run in runs:
-            yield (run, *_score_one(records, run.id, check))
-        return
-    scored = ordered_map(_score_in_worker, [r.id for r in runs], jobs=jobs, context=(records, check))
-    for run, (found, summary) in zip(runs, scored):
-        yield run, found, summary
-
-
-def _score_in_worker(job: tuple, run_id: str):
-    """One run scored in a worker; `job` is (records, check), the context every worker received."""
-    gc.enable()  # forked while the parent had paused the collector; a worker pauses it itself where that pays
-    records, check = job
-    return _score_one(records, run_id, check)
-
-
-def _score_one(records: m.Records, run_id: str, check=None):
-    """A run's result (or what `check` found in it) and the summary a comparison needs (None for a CRASHED run)."""
-    from sitegen.score.scoring import aggregate_observed, observe_run, score_run
-
-    observed = observe_run(records, run_id)
-    if observed is None:
-        result, summary = score_run(records, run_id), None
-    else:
-        result = aggregate_observed(records, run_id, observed)
-        with collector_paused():  # while the run's observations are alive, a collection would only scan them again
-            summary = summarize(observed)
-    return (result if check is None else check.examine(run_id, result)), summary

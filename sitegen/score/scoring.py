@@ -7,7 +7,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import fields
 
 from sitegen.core import model as m
-from sitegen.core.collector import collector_paused
 from sitegen.score.matching import CaseContext, MatchingMethod, judge_stage, method_for
 from sitegen.score.measures import MEASURE_FUNCTIONS, Observed, Passed, judge_run
 
@@ -52,8 +51,7 @@ def score_run(records: m.Records, run_id: str, *, scorer_version: int | None = N
     method = method_for(version)
     if run_crashed(records, run):
         return m.RunResult(run.id, version, method.id, m.CRASHED_STATE, (), (), ())
-    with collector_paused():
-        return _score(records, run, version, method)
+    return _score(records, run, version, method)
 
 
 def _score(records: m.Records, run: m.Run, version: int, method: MatchingMethod) -> m.RunResult:
@@ -73,17 +71,15 @@ def observe_run(records: m.Records, run_id: str) -> dict[str, list[Observed]] | 
     run = records.run(run_id)
     if run_crashed(records, run):
         return None
-    with collector_paused():
-        return observe(judge_run(records, run, method_for(run.scorer_version)))
+    return observe(judge_run(records, run, method_for(run.scorer_version)))
 
 
 def aggregate_observed(records: m.Records, run_id: str, observed: dict[str, list[Observed]]) -> m.RunResult:
     """The RunResult of observations already made (by observe_run), so a run need not be scored twice."""
     run = records.run(run_id)
     suite = records.suite(run.suite, run.suite_version)
-    with collector_paused():
-        return _aggregate(run, run.scorer_version, m.MATCHING_METHODS[run.scorer_version],
-                          tuple(records.case_versions[cv] for cv in suite.case_versions), observed)
+    return _aggregate(run, run.scorer_version, m.MATCHING_METHODS[run.scorer_version],
+                      tuple(records.case_versions[cv] for cv in suite.case_versions), observed)
 
 
 def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed: Mapping[str, Iterable[Observed | Passed]]) -> m.RunResult:
@@ -155,13 +151,14 @@ assert Observed._fields[:_PUBLIC_FIELDS] == tuple(f.name for f in fields(m.Obser
 def verdict_source(records: m.Records):
     """How findings fared, per answer and stage, computed on demand with each case version prepared once.
 
-    An engine that repeats itself comes back from the spool as the very same answer object, so the verdicts of the
-    case version at hand are kept by that object: a repeated answer is judged once. Judging is a function of the case,
-    the findings and the matching method alone, so the kept verdict is the one judging again would give.
+    The verdicts of the case version at hand are kept by the engine answer's value (with the stage and scorer
+    version): judging is a function of the case, the findings and the matching method alone, so an engine that
+    repeats itself is judged once, and the kept verdict is the one judging again would give. Equal answers come back
+    from the spool as the very same object, so a kept one is found by identity before its fields are compared.
     """
     contexts: dict[str, CaseContext] = {}
     runs = {r.id: r for r in records.runs}
-    judged: dict[tuple[int, str, int], tuple[m.EngineAnswer, m.StageVerdict]] = {}  # only the case version at hand
+    judged: dict[tuple[m.EngineAnswer, str, int], m.StageVerdict] = {}  # only the case version at hand
     at_hand: list[str | None] = [None]
 
     def verdict(answer: m.Answer, stage: str, rerun: bool = False) -> m.StageVerdict:
@@ -170,15 +167,14 @@ def verdict_source(records: m.Records):
             at_hand[0] = answer.case_version
         engine = answer.rerun if rerun else answer.answer
         version = runs[answer.run].scorer_version
-        key = (id(engine), stage, version)
+        key = (engine, stage, version)
         kept = judged.get(key)
         if kept is not None:
-            return kept[1]
+            return kept
         ctx = contexts.get(answer.case_version)
         if ctx is None:
             ctx = contexts[answer.case_version] = CaseContext(records.case_versions[answer.case_version])
-        found = judge_stage(ctx, engine.stage_findings(stage), method_for(version))
-        judged[key] = (engine, found)  # the answer kept with its verdict, so its id stays its own
+        found = judged[key] = judge_stage(ctx, engine.stage_findings(stage), method_for(version))
         return found
 
     return verdict
