@@ -309,15 +309,7 @@ class Records:
 
 # --- scored results -------------------------------------------------------
 
-MEASURES = (
-    "GROUNDING",
-    "CLEAN_CASE_FLAWS",
-    "PROHIBITED_OUTPUT",
-    "QUOTE_FIDELITY",
-    "REDUCER_SURVIVAL",
-    "INVARIANT_PAIRS",
-    "IDENTICAL_INPUT_STABILITY",
-)
+# the measures and their order: sitegen.score.measures.MEASURES, from the registry of the measures
 
 PASS = "PASS"
 BLOCK = "BLOCK"
