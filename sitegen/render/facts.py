@@ -7,7 +7,7 @@ from typing import Mapping
 
 from sitegen.changelog.changes import Changelog, changed_runs
 from sitegen.core.model import CRASHED_STATE, Records, Run, RunResult
-from sitegen.score.measures.registry import EXAMPLE_CASES, MEASURES
+from sitegen.score.measures.registry import MEASURES
 
 
 @dataclass(frozen=True)
