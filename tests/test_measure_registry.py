@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import pkgutil
 import re
 from pathlib import Path
@@ -174,6 +175,7 @@ def test_a_reason_is_a_frozen_value():
     assert why == Reason("count.unexpected", repetitions=(1, 2), differences=(Difference("unexpected", 2, 3),))
     assert why != Reason("count.unexpected", repetitions=(1, 3), differences=(Difference("unexpected", 2, 3),))
     assert why.differences[0].right == 3
+    assert pickle.loads(pickle.dumps(why)) == why  # observations cross to and from worker processes
     with pytest.raises(AttributeError):
         why.code = "other"
     with pytest.raises(AttributeError):

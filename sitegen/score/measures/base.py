@@ -42,6 +42,13 @@ class Reason:
         shown = "".join(f", {k}={v!r}" for k, v in self.params.items())
         return f"Reason({self.code!r}{shown})"
 
+    def __reduce__(self):
+        return _reason, (self.code, dict(self.params))  # crosses to and from worker processes like any value
+
+
+def _reason(code: str, params: dict[str, Any]) -> Reason:
+    return Reason(code, **params)
+
 
 class Difference(NamedTuple):
     """One entry two readings (pair versions, repetitions) disagree on: its key and what each side read."""
