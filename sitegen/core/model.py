@@ -309,7 +309,7 @@ class Records:
 
 # --- scored results -------------------------------------------------------
 
-# the measures and their order: sitegen.score.measures.MEASURES, from the registry of the measures
+# the measures and their order: sitegen.score.measures.registry.MEASURES (a measure is one record there)
 
 PASS = "PASS"
 BLOCK = "BLOCK"

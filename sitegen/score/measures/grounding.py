@@ -79,7 +79,9 @@ def grounding(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Pas
                     yield _observed(cv.id, repetition, stage, ev, m.PENDING, miss_reason(ev), cases)
                     continue
                 if answer.rerun.status != m.COMPLETED:
-                    yield _observed(cv.id, repetition, stage, ev, m.PENDING, Reason("rerun.crashed", expected=ev.expected.id), cases)
+                    # the record says only that the rerun crashed; the reason keeps what the first miss was
+                    why = Reason("rerun.crashed", expected=ev.expected.id, miss=ev.reason, closest=ev.closest)
+                    yield _observed(cv.id, repetition, stage, ev, m.PENDING, why, cases)
                     continue
                 if rerun is None:
                     rerun = judged.rerun_verdict(answer, stage)
