@@ -17,23 +17,26 @@ class Reason:
     texts of the measure's record (Measure.reasons), so one vocabulary stands behind all three.
     """
 
-    __slots__ = ("code", "params")
+    code: str
 
     def __init__(self, code: str, /, **params: Any):
-        object.__setattr__(self, "code", code)
-        object.__setattr__(self, "params", MappingProxyType(params))
+        # made for every observation that does not pass, so kept cheap: the parameters are its attributes
+        fields = self.__dict__
+        fields.update(params)
+        fields["code"] = code
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return MappingProxyType({k: v for k, v in self.__dict__.items() if k != "code"})
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a Reason is frozen")
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.params[name]
-        except KeyError:
-            raise AttributeError(name) from None
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("a Reason is frozen")
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Reason) and (self.code, dict(self.params)) == (other.code, dict(other.params))
+        return isinstance(other, Reason) and self.__dict__ == other.__dict__
 
     def __hash__(self) -> int:
         return hash((self.code, tuple(sorted(self.params.items()))))
