@@ -12,6 +12,7 @@ from sitegen.score.comparison import IncompatibleRunsError, compare_runs
 from sitegen.load.records import load_records
 from sitegen.score.scoring import score_run
 from sitegen.score.verify import PassRequest, score_pass
+from sitegen.score.measures.registry import MEASURES
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 NIGHTLY, RELEASE, BASELINE, CRASHED = "2026-09-02-nightly", "2026-09-16-release", "2026-08-18-v1-baseline", "2026-10-08-nightly"
@@ -89,7 +90,7 @@ def test_json_has_the_same_content_as_the_text(capsys):
         found = re.match(r"^\s+([A-Z_]+)\s+(not observed|\d+ of \d+)\s+->\s+(not observed|\d+ of \d+)$", line)
         if found:
             shown[found.group(1)] = (found.group(2), found.group(3))
-    assert [x["measure"] for x in data["measures"]] == list(m.MEASURES) == list(shown)
+    assert [x["measure"] for x in data["measures"]] == list(MEASURES) == list(shown)
     for x in data["measures"]:
         as_text = tuple("not observed" if v is None else f"{v[0]} of {v[1]}" for v in (x["before"], x["after"]))
         assert shown[x["measure"]] == as_text

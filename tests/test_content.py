@@ -8,7 +8,8 @@ from pathlib import Path
 import markdown
 import pytest
 
-from sitegen.core.model import MEASURES, STATES
+from sitegen.core.model import STATES
+from sitegen.score.measures.registry import MEASURES
 
 CONTENT = Path(__file__).resolve().parent.parent / "templates" / "content"
 LOCALES = Path(__file__).resolve().parent.parent / "locales"

@@ -14,6 +14,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from babel.support import NullTranslations
 
+from sitegen.score.measures import registry
 from sitegen.core import model as m
 from sitegen.render.catalogs import load_catalogs
 from sitegen.publish.downloads import collect_downloads
@@ -27,7 +28,7 @@ from sitegen.score.scoring import verdict_source
 ROOT = Path(__file__).resolve().parent.parent
 LOCALES = ROOT / "locales"
 TEMPLATES = ROOT / "templates"
-MEASURES = m.MEASURES
+MEASURES = registry.MEASURES
 
 DOC = "Inspektionsanteckning 2026-03-14\nPlats: Hamnen\n\nLäckan är  åtgärdad.\nSlut."
 HOSTILE = '<script>alert(1)</script>\n<img src=x onerror="alert(2)">\n[x](javascript:alert(3)) <a href="javascript:alert(4)">y</a>\n" onmouseover="alert(5)'

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from factories import DOCUMENT, case_version, engine, expected, finding, records
 from sitegen.core import model as m
 from sitegen.score.matching import CaseContext, judge_stage, method_for
-from sitegen.score.measures import MEASURE_FUNCTIONS, Passed, _summary, judge_run
+from sitegen.score.measures.base import Passed, judge_run
+from sitegen.score.measures.identical_input_stability import _summary
+from sitegen.score.measures.registry import MEASURE_FUNCTIONS
 from sitegen.load.records import load_records
 from sitegen.score.scoring import aggregate_observed, observe_run, score_run
 

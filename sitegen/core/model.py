@@ -272,15 +272,7 @@ class Records:
 
 # --- scored results -------------------------------------------------------
 
-MEASURES = (
-    "GROUNDING",
-    "CLEAN_CASE_FLAWS",
-    "PROHIBITED_OUTPUT",
-    "QUOTE_FIDELITY",
-    "REDUCER_SURVIVAL",
-    "INVARIANT_PAIRS",
-    "IDENTICAL_INPUT_STABILITY",
-)
+# the measures and their order: sitegen.score.measures.registry.MEASURES (a measure is one record there)
 
 PASS = "PASS"
 BLOCK = "BLOCK"

@@ -8,10 +8,10 @@ from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from sitegen.core.invisibles import codes_as_text
-from sitegen.core.model import MEASURES
+from sitegen.score.measures.registry import MEASURES, REASON_WORDS, TITLES
 from sitegen.render.formatting import LocaleFormat
 from sitegen.render.templating import SiteEnvironment, escaped_variables
 
@@ -69,7 +69,11 @@ class Renderer:
             anchor=repetition_anchor,
             csp=Markup(CONTENT_SECURITY_POLICY),  # a constant, and no character in it needs escaping in an attribute
         )
-        env.globals["word"] = Words(env.get_template("macros.html.j2").module)
+        # the measures' titles and reasons' words are the registry's msgids, in this page's language
+        gettext = env.globals["_"]
+        env.globals["measure_title"] = Memo(lambda measure: gettext(TITLES[measure]) if measure in TITLES else escape(measure))
+        env.globals["reason_word"] = Memo(lambda code: _reason_word(gettext, code))
+        env.globals["word"] = Words(env.get_template("macros.html.j2").module, env.globals)
         self.env = env
         self.case_rows = env.get_template("case_rows.html.j2").module  # after `word`: a module sees the globals of its making
 
@@ -172,10 +176,17 @@ class Memo(dict):
         return value
 
 
+def _reason_word(gettext: Callable[[str], Markup], code: str) -> Markup:
+    """A reason code's word on the pages: the registry's text in the page's language, else the code itself."""
+    if code in REASON_WORDS:
+        return gettext(REASON_WORDS[code])
+    return Markup("<code>{}</code>").format(code) if code else Markup("–")
+
+
 class Words:
     """The short labels of one language (states, kinds, categories, reasons), each macro of macros.html.j2 memoized."""
 
-    def __init__(self, macros: Any):
+    def __init__(self, macros: Any, made: Mapping[str, Any]):
         self.state = Memo(lambda state: macros.state_badge(state, code=False))
         self.state_code = Memo(macros.state_badge)
         self.kind = Memo(macros.kind_word)
@@ -183,8 +194,8 @@ class Words:
         self.lines = Memo(macros.lines_ref)
         self.stage = Memo(macros.stage_name)
         self.evidence = Memo(macros.evidence_word)
-        self.reason = Memo(macros.reason_word)
-        self.measure = Memo(macros.measure_title)
+        self.reason = made["reason_word"]
+        self.measure = made["measure_title"]
         self.result = Memo(macros.result_word)
         self.first_miss = Memo(macros.first_miss_word)
         self.document_type = Memo(macros.document_type_word)

@@ -6,18 +6,8 @@ from dataclasses import dataclass, replace
 from typing import Mapping
 
 from sitegen.changelog.changes import Changelog, changed_runs
-from sitegen.core.model import CRASHED_STATE, MEASURES, Records, Run, RunResult
-
-# The case each measure's example on the method page is taken from (the method page's own choices).
-EXAMPLE_CASES = {
-    "GROUNDING": "cure-unchecked",
-    "CLEAN_CASE_FLAWS": "tap-sample",
-    "PROHIBITED_OUTPUT": "seal-detail-missing",
-    "QUOTE_FIDELITY": "figure-without-document",
-    "REDUCER_SURVIVAL": "request-refused",
-    "INVARIANT_PAIRS": "licence-gender-flawed-feminine",
-    "IDENTICAL_INPUT_STABILITY": "papers-location-unstated",
-}
+from sitegen.core.model import CRASHED_STATE, Records, Run, RunResult
+from sitegen.score.measures.registry import MEASURES
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,11 @@ from sitegen.core.model import InMemoryFile, Records, RunResult, SourceFile
 from sitegen.core.workers import ordered_map
 from sitegen.render.cases import Verdicts, pairs_by_case
 from sitegen.render.environment import Page, Renderer
-from sitegen.render.facts import EXAMPLE_CASES, run_summaries, site_facts
+from sitegen.render.facts import run_summaries, site_facts
 from sitegen.render.plan import CASE_CHUNK, PageJob, page_tasks, render_in_worker
 from sitegen.render.prose import load_content, render_sitemap
 from sitegen.render.views import runs_by_case
+from sitegen.score.measures.registry import EXAMPLE_CASES
 
 __all__ = ("DownloadRow", "Page", "iter_pages", "render_pages")  # Page: what the site writer takes
 

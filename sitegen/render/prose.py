@@ -10,7 +10,7 @@ from xml.sax.saxutils import escape
 from sitegen.changelog.markup import render_markdown
 from sitegen.core.errors import Diagnostic, PublicationError
 from sitegen.core.invisibles import visible
-from sitegen.core.model import MEASURES
+from sitegen.score.measures.registry import MEASURES
 from sitegen.render.environment import Page
 
 SECTIONS = ("matching", "glossary", "outcomes", "release", "downloads", "changelog-intro")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from sitegen.core.model import CRASHED, CRASHED_STATE, MEASURES, CaseResult, Observation, Records, Run, RunResult
+from sitegen.core.model import CRASHED, CRASHED_STATE, CaseResult, Observation, Records, Run, RunResult
+from sitegen.score.measures.registry import MEASURES
 
 
 def index_cases(result: RunResult | None) -> Mapping[tuple[str, int], CaseResult]:

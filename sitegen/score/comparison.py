@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 
 from sitegen.core import model as m
 from sitegen.core.errors import SitegenError, UsageError, did_you_mean
+from sitegen.score.measures.registry import MEASURES
 from sitegen.score.scoring import observe_run
 
 _GOOD = (m.PASSED, m.DISMISSED)
@@ -158,7 +159,7 @@ def compare_summaries(records: m.Records, a: m.Run, b: m.Run, seen_a, seen_b, *,
     """Counts and changed observations of b against a; with regressions_only, the other changes are never built."""
     deltas = []
     changes = []
-    for measure in m.MEASURES:
+    for measure in MEASURES:
         before, count_before = seen_a[measure]
         after, count_after = seen_b[measure]
         deltas.append(MeasureDelta(measure, count_before, count_after))
@@ -166,7 +167,7 @@ def compare_summaries(records: m.Records, a: m.Run, b: m.Run, seen_a, seen_b, *,
             change = Change(measure, *key, before=before.get(key, "not observed"), after=after.get(key, "not observed"))
             if change.regression or not regressions_only:
                 changes.append(change)
-    order = {name: i for i, name in enumerate(m.MEASURES)}
+    order = {name: i for i, name in enumerate(MEASURES)}
     changes.sort(key=lambda c: (not c.regression, order[c.measure], c.case_version, _sort_key((c.case_version, c.repetition, c.stage, c.subject))))
     return Comparison(a.id, b.id, a.setup, b.setup, records.setups[a.setup].fingerprint, records.setups[b.setup].fingerprint,
                       tuple(deltas), tuple(changes), allowed_differences(a, b))

@@ -5,17 +5,9 @@ from __future__ import annotations
 from sitegen.core import model as m
 from sitegen.core.errors import UsageError
 from sitegen.load.schema import did_you_mean
+from sitegen.score.measures.base import Reason
+from sitegen.score.measures.registry import REGISTRY
 from sitegen.score.scoring import score_run, verdict_source
-
-_REASONS = {
-    "nothing": "nothing was reported for it",
-    "kind": "the passage was reported in the other list (a {got} instead of a {want})",
-    "rule": "the primary rule {got} is not one the key accepts ({want})",
-    "rule.support": "an accepted rule was named only as support; the primary rule was {got}",
-    "missing": "the finding says missing={got}, the key says missing={want}",
-    "evidence": "the rule was named, but the finding does not point at the passage",
-    "taken": "the finding that matched it was assigned to another expected finding",
-}
 
 
 def explain_case(records: m.Records, run_id: str, case_id: str, *, repetition: int | None = None, stage: str | None = None) -> str:
@@ -95,7 +87,8 @@ def _stage_lines(verdicts, run, cv, answer, stage, *, rerun: bool) -> list[str]:
             f = closest.finding
             got, want = {"kind": (f.kind, e.kind), "rule": (f.rule, "/".join(e.rules)), "rule.support": (f.rule, ""),
                          "missing": (str(f.missing).lower(), str(e.missing).lower())}.get(ev.reason, ("", ""))
-        reason = _REASONS[ev.reason].format(got=got, want=want)
+        why = Reason(ev.reason, expected=e.id, closest=ev.closest, got=got, want=want)
+        reason = REGISTRY["GROUNDING"].reason(ev.reason).explained(why)
         lines.append(f"{head} MISSED: {reason}")
         if closest is not None:
             lines.append(f"      closest finding {closest.finding.id}{_quote(closest.finding)}")

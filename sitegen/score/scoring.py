@@ -8,7 +8,8 @@ from dataclasses import fields
 
 from sitegen.core import model as m
 from sitegen.score.matching import CaseContext, MatchingMethod, judge_stage, method_for
-from sitegen.score.measures import MEASURE_FUNCTIONS, Observed, Passed, judge_run
+from sitegen.score.measures.base import Observed, Passed, judge_run
+from sitegen.score.measures.registry import MEASURE_FUNCTIONS, MEASURES
 
 
 def run_crashed(records: m.Records, run: m.Run) -> bool:
@@ -130,7 +131,7 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
             state = (m.BLOCK if m.FAILED in flags else m.PENDING_CONFIRMATION if m.PENDING in flags
                      else m.PASS if tallies else m.NOT_OBSERVED)
             cases.append(m.CaseResult(cv.id, rep, state, tallies))
-    order = {name: i for i, name in enumerate(m.MEASURES)}
+    order = {name: i for i, name in enumerate(MEASURES)}
     observations.sort(key=lambda o: (order[o.measure], o.case_version, _rep_key(o.repetition), m.STAGES.index(o.stage), o.subject, o.reason))
     return m.RunResult(run.id, version, method_id, run_outcome([x.state for x in measures]), tuple(measures), tuple(cases), tuple(observations))
 
