@@ -22,8 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sitegen.errors import SitegenError  # noqa: E402
-from sitegen.records import load_records  # noqa: E402
+from sitegen.core.errors import SitegenError  # noqa: E402
+from sitegen.core.collector import frozen_when_made  # noqa: E402
+from sitegen.load.records import load_records  # noqa: E402
 
 MIB = 1024 * 1024
 
@@ -61,7 +62,8 @@ def measure_load(path: Path, *, jobs: int = 1, trace: bool = False) -> LoadFigur
     if trace:
         tracemalloc.start()
     start = time.perf_counter()
-    records = load_records(path, jobs=jobs)
+    with frozen_when_made():  # the collector policy build.load_phase applies (this script imports the loader alone)
+        records = load_records(path, jobs=jobs, unpacking=frozen_when_made)
     wall = time.perf_counter() - start
     traced = None
     if trace:
@@ -103,7 +105,7 @@ def format_table(figures: LoadFigures) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Time sitegen.records.load_records on a records folder.")
+    parser = argparse.ArgumentParser(description="Time sitegen.load.records.load_records on a records folder.")
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="worker processes reading the answers files (default: 1, none)")

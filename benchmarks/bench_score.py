@@ -19,9 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sitegen import model as m  # noqa: E402
-from sitegen.records import load_records  # noqa: E402
-from sitegen.results import result_to_json, score_runs  # noqa: E402
+from sitegen.core import model as m  # noqa: E402
+from sitegen.core.collector import collector_paused, frozen_when_made  # noqa: E402
+from sitegen.load.records import load_records  # noqa: E402
+from sitegen.score.results import result_to_json  # noqa: E402
+from sitegen.score.verify import score_runs  # noqa: E402
 
 
 def peak_rss_mib() -> float:
@@ -45,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
-    records = load_records(args.records)
+    with frozen_when_made():  # the collector policy build.load_phase applies
+        records = load_records(args.records, unpacking=frozen_when_made)
     loaded = time.perf_counter() - started
     rss_loaded = peak_rss_mib()
     run_ids = tuple(r.id for r in records.published_runs)[: args.runs]
@@ -55,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     first = None
     for jobs in sorted({1, args.jobs}):
         started, cpu_started = time.perf_counter(), time.process_time()
-        results = score_runs(records, run_ids, jobs=jobs)
+        with collector_paused():  # the policy `sitegen score` applies around scoring
+            results = score_runs(records, run_ids, jobs=jobs)
         seconds = time.perf_counter() - started
         cpu = time.process_time() - cpu_started  # this process only: meaningful for jobs 1, where it is the scorer's own time
         as_json = {k: result_to_json(v) for k, v in results.items()}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Extract the templates' msgids into locales/sitegen.pot, then merge them into the sv and en catalogs.
+# Extract the templates' and the measure registry's msgids into locales/sitegen.pot, then merge them into the sv and en catalogs.
 # New or changed msgids arrive untranslated (or fuzzy) and the build refuses them until translated.
 #
 #   bash scripts/extract_messages.sh
@@ -11,7 +11,7 @@ cd "$root"
 pybabel extract -F pyproject.toml \
     --no-location --sort-output --no-wrap \
     --project=sitegen --copyright-holder="sitegen contributors" \
-    -k _ -k gettext -k ngettext:1,2 -k pgettext:1c,2 -k npgettext:1c,2,3 \
+    -k _ -k N_ -k gettext -k ngettext:1,2 -k pgettext:1c,2 -k npgettext:1c,2,3 \
     -o locales/sitegen.pot .
 
 for lang in sv en; do

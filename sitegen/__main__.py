@@ -1,5 +1,5 @@
 """Allows `python -m sitegen`."""
 
-from .cli import main_entry
+from sitegen.cli import main_entry
 
 main_entry()

@@ -6,17 +6,27 @@ import datetime
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
-from . import model as m
-from .errors import Diagnostic, PublicationError, RecordsError, UsageError
-from .publication import Download, collect_downloads
-from .records import load_records
-from .schema import schema_files
-from .scoring import verdict_source
-from .results import ResultsVerifier, read_results
-from .comparison import score_and_compare
+from sitegen.changelog.changes import Changelog, build_changelog
+from sitegen.core import model as m
+from sitegen.core.collector import collector_paused, frozen_when_made
+from sitegen.core.errors import Diagnostic, PublicationError, RecordsError, UsageError
+from sitegen.load.records import load_records
+from sitegen.load.schema import schema_files
+from sitegen.load.spool import ResultSpool
+from sitegen.publish.downloads import Download, collect_downloads
+from sitegen.publish.site import PageWriter, check_out_dir, staging, write_site
+from sitegen.render.catalogs import load_catalogs
+from sitegen.render.feed import render_atom, render_changelog_json
+from sitegen.render.pages import iter_pages
+from sitegen.score.comparison import Comparison
+from sitegen.score.scoring import verdict_source
+from sitegen.score.results import read_results
+from sitegen.score.verify import verify_published
 
+# Where sitegen reads its templates (with the static files and the prose) and its catalogs: its source folder.
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 
 Progress = Callable[[str, str], None]
@@ -34,12 +44,12 @@ class Checked:
     """Everything the render phase needs, read and verified; nothing below this line touches the records folder."""
 
     records: m.Records
-    results: dict[str, m.RunResult]
+    results: Mapping[str, m.RunResult]
     downloads: tuple[Download, ...]
-    changelog: object
-    catalogs: object
+    changelog: Changelog
+    catalogs: Mapping
     build_date: str
-    comparisons: dict = None  # run id -> Comparison with the previous comparable run
+    comparisons: Mapping[str, Comparison]  # run id -> Comparison with the previous comparable run (regressions only)
 
 
 def build_date(records: m.Records, environ=os.environ) -> str:
@@ -54,38 +64,78 @@ def build_date(records: m.Records, environ=os.environ) -> str:
     return dates[-1] if dates else "1970-01-01"
 
 
-def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: int = 1) -> Checked:
-    """Load, validate, verify results, check publication rules, build the changelog and the catalogs; raise on any problem."""
-    from .catalogs import load_catalogs
-    from .changelog import build_changelog
+def check_out(out: Path, *, records_dir: Path) -> Path:
+    """The folder a site may replace (publish/site.check_out_dir), checked before anything is read or written."""
+    return check_out_dir(Path(out), records_dir=Path(records_dir))
 
-    say = progress or (lambda phase, detail="": None)
-    from .pages import TEMPLATES
 
+def check_sources() -> None:
+    """sitegen reads its templates and catalogs from its source folder: without them nothing can be built."""
     for folder in (TEMPLATES, LOCALES):
         if not folder.is_dir():
             raise UsageError(f"{folder} is missing: sitegen reads its templates and catalogs from its source folder, "
                              "so install it from a checkout with `pip install -e .`")
-    say("load", str(records_dir))
+
+
+def load_phase(records_dir: Path, *, jobs: int = 1) -> m.Records:
+    """Load and validate the records; when they do not load, the results record's own problems come in the same run.
+
+    The loaded records live as long as the process: made with the collector paused, then frozen out of its sight,
+    and so is every run unpacked later (the pages read them many times).
+    """
     try:
-        records = load_records(records_dir, jobs=jobs)
+        with frozen_when_made():
+            return load_records(Path(records_dir), jobs=jobs, unpacking=frozen_when_made)
     except RecordsError as exc:
         raise RecordsError(exc.diagnostics + _results_problems(Path(records_dir))) from None
-    say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
+
+
+def recorded_phase(records: m.Records, records_dir: Path) -> ResultSpool:
+    """The results record, read and schema-checked (a missing one is a problem: `sitegen score --all` writes it)."""
     if "results.json" not in records.files:
         raise PublicationError([Diagnostic(str(Path(records_dir) / "results.json"), None, None, None,
                                            "no results record; run `sitegen score --all` first", "results.missing")])
-    results = read_results(records.results_json, path=str(Path(records_dir) / "results.json"))
+    with collector_paused():
+        return read_results(records.results_json, path=str(Path(records_dir) / "results.json"), unpacking=frozen_when_made)
+
+
+def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1) -> Mapping[str, Comparison]:
+    """Re-score every published run once, check it reproduces the record, and compare it with the previous comparable one."""
+    with collector_paused():  # a run's observations and summary are hundreds of thousands of small acyclic objects
+        return verify_published(records, recorded, jobs=jobs).comparisons
+
+
+def changelog_phase(records: m.Records) -> Changelog:
+    """Every change to the tests, each version change explained by an entry (or a located problem)."""
+    return build_changelog(records)
+
+
+def catalogs_phase(records: m.Records) -> Mapping:
+    """The translation catalogs of every language, checked complete and compiled in memory."""
+    return load_catalogs(LOCALES, records.config.languages)
+
+
+def downloads_phase(records: m.Records) -> tuple[Download, ...]:
+    """The files to publish, checked to hold no internal field and no unpublished run."""
+    return collect_downloads(records)
+
+
+def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: int = 1) -> Checked:
+    """Load, validate, verify results, check publication rules, build the changelog and the catalogs; raise on any problem."""
+    say = progress or (lambda phase, detail="": None)
+    check_sources()
+    say("load", str(records_dir))
+    records = load_phase(Path(records_dir), jobs=jobs)
+    say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
+    recorded = recorded_phase(records, Path(records_dir))
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
-    verifier = ResultsVerifier(records, results)
-    _, comparisons = score_and_compare(records, jobs=jobs, check=verifier, keep_all_changes=False)
-    verifier.finish()
-    downloads = collect_downloads(records)
-    changelog = build_changelog(records)
+    comparisons = verify_phase(records, recorded, jobs=jobs)
+    downloads = downloads_phase(records)
+    changelog = changelog_phase(records)
     hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
     say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
-    catalogs = load_catalogs(LOCALES, records.config.languages)
-    return Checked(records, results, downloads, changelog, catalogs, build_date(records), comparisons)
+    catalogs = catalogs_phase(records)
+    return Checked(records, recorded, downloads, changelog, catalogs, build_date(records), comparisons)
 
 
 def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
@@ -96,7 +146,8 @@ def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
     except OSError:
         return ()
     try:
-        read_results(data, path=str(records_dir / "results.json"))
+        with collector_paused():
+            read_results(data, path=str(records_dir / "results.json"))
     except RecordsError as exc:
         return exc.diagnostics
     return ()
@@ -107,16 +158,13 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
 
     `write` (a site.PageWriter on the staging folder) lets the processes that render most pages write them too.
     """
-    from .feed import render_atom, render_changelog_json
-    from .pages import iter_pages
-
     say = progress or (lambda phase, detail="": None)
     records = checked.records
     published = tuple((d.name, d.source) for d in checked.downloads) + tuple((n, m.InMemoryFile(b)) for n, b in schema_files())
     say("render", f"{len(records.config.languages)} languages")
     pages = iter_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
-                       catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, jobs=jobs,
-                       comparisons=checked.comparisons or {}, write=write)
+                       catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, templates=TEMPLATES,
+                       jobs=jobs, comparisons=checked.comparisons, write=write)
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     extra = (
         ("changelog.atom", render_atom(checked.changelog, base_url=records.config.base_url, title=title, updated=checked.build_date)),
@@ -131,9 +179,7 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
     First of all `out` is checked (site.check_out_dir): a folder that is not a site sitegen built, the records, the
     working folder, or a file are refused with an OutFolderError before a record is read or anything is written.
     """
-    from .site import PageWriter, check_out_dir, staging, write_site
-
-    target = check_out_dir(Path(out), records_dir=Path(records_dir))
+    target = check_out(Path(out), records_dir=Path(records_dir))
     checked = check_records(Path(records_dir), progress=progress, jobs=jobs)
     with staging(target) as folder:
         pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder))

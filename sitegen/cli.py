@@ -10,8 +10,18 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__
-from .errors import SitegenError, UsageError
+from sitegen import __version__
+from sitegen.build import build_site, load_phase
+from sitegen.checks import run_checks
+from sitegen.core.collector import collector_paused
+from sitegen.core.errors import SitegenError, UsageError
+from sitegen.load.entries import create_entry
+from sitegen.load.setups import setup_fingerprints
+from sitegen.score.comparison import compare_runs, format_comparison
+from sitegen.score.explanation import explain_case
+from sitegen.score.release import decide_release, format_release, parse_release_input
+from sitegen.score.verify import score_into_record
+from sitegen.serving import serve
 
 DEFAULT_RECORDS = "records"
 DEFAULT_OUT = "site"
@@ -184,14 +194,11 @@ def main_entry() -> None:
 
 
 def _load(args, *, jobs: int = 1):
-    from .records import load_records
-
-    return load_records(Path(args.records), jobs=jobs)
+    """The build's load phase, so every command that reads records reports their problems (results.json's too) alike."""
+    return load_phase(Path(args.records), jobs=jobs)
 
 
 def _build(args) -> int:
-    from .build import build_site
-
     progress = None if args.quiet else _Progress(verbose=args.verbose)
     summary = build_site(Path(args.records), Path(args.out), jobs=args.jobs, progress=progress)
     if not args.quiet:
@@ -213,28 +220,25 @@ class _Progress:
 
 
 def _score(args) -> int:
-    from .results import score_into_record
-
     if not args.runs and not args.all:
         raise UsageError("name at least one RUN, or use --all")
     records = _load(args, jobs=args.jobs)
-    report = score_into_record(records, Path(args.records), run_ids=None if args.all else tuple(args.runs), jobs=args.jobs)
+    with collector_paused():  # scoring makes many small acyclic objects: a collection meanwhile would only rescan them
+        report = score_into_record(records, Path(args.records), run_ids=None if args.all else tuple(args.runs), jobs=args.jobs)
     for line in report.lines:
         print(line)
     return 0
 
 
 def _explain(args) -> int:
-    from .explanation import explain_case
-
     records = _load(args)
-    print(explain_case(records, args.run, args.case_version, repetition=args.repetition, stage=args.stage), end="")
+    with collector_paused():
+        text = explain_case(records, args.run, args.case_version, repetition=args.repetition, stage=args.stage)
+    print(text, end="")
     return 0
 
 
 def _fingerprint(args) -> int:
-    from .records import setup_fingerprints
-
     found = {f.setup: f for f in setup_fingerprints(Path(args.records))}
     unknown = [setup_id for setup_id in args.setups if setup_id not in found]
     if unknown:
@@ -253,8 +257,6 @@ def _fingerprint_line(found) -> str:
 
 
 def _release_check(args) -> int:
-    from .release import decide_release, format_release, parse_release_input
-
     try:
         if args.file == "-":
             text, source = sys.stdin.buffer.read().decode("utf-8"), "<stdin>"
@@ -268,10 +270,9 @@ def _release_check(args) -> int:
 
 
 def _compare(args) -> int:
-    from .comparison import compare_runs, format_comparison
-
     records = _load(args)
-    comparison = compare_runs(records, args.run_a, args.run_b)
+    with collector_paused():
+        comparison = compare_runs(records, args.run_a, args.run_b)
     if args.format == "json":
         print(json.dumps(comparison.to_json(), indent=2, ensure_ascii=False, sort_keys=True))
     else:
@@ -280,8 +281,6 @@ def _compare(args) -> int:
 
 
 def _check(args) -> int:
-    from .checks import run_checks
-
     outcome = run_checks(Path(args.records))
     for line in outcome.lines:
         print(line)
@@ -289,8 +288,6 @@ def _check(args) -> int:
 
 
 def _entry_new(args) -> int:
-    from .entries import create_entry
-
     date = args.date or datetime.date.today().isoformat()
     path = create_entry(Path(args.records) / "changelog", category=args.category, explains=args.explains, date=date,
                         source=args.source, slug=args.slug)
@@ -299,8 +296,6 @@ def _entry_new(args) -> int:
 
 
 def _serve(args) -> int:
-    from .serving import serve
-
     serve(Path(args.records), Path(args.out), port=args.port, log=lambda line: print(line, file=sys.stderr))
     return 0
 

@@ -10,8 +10,9 @@ import urllib.parse
 from pathlib import Path
 from typing import Callable
 
-from .errors import ServeError, SitegenError
-from .pages import CONTENT_SECURITY_POLICY
+from sitegen.build import build_site, check_out
+from sitegen.core.errors import ServeError, SitegenError
+from sitegen.render.environment import CONTENT_SECURITY_POLICY
 
 
 def records_state(records_dir: Path) -> tuple[tuple[str, int, int], ...]:
@@ -20,8 +21,6 @@ def records_state(records_dir: Path) -> tuple[tuple[str, int, int], ...]:
 
 
 def rebuild(records_dir: Path, out: Path, log: Callable[[str], None]) -> bool:
-    from .build import build_site
-
     try:
         summary = build_site(records_dir, out)
     except SitegenError as exc:
@@ -40,9 +39,7 @@ def serve(records_dir: Path, out: Path, *, port: int, log: Callable[[str], None]
     An `out` that may not be replaced by a site (site.check_out_dir) is refused, and the port is taken, before anything
     is built: a port in use fails at once, with OUT untouched.
     """
-    from .site import check_out_dir
-
-    check_out_dir(out, records_dir=records_dir)
+    check_out(out, records_dir=records_dir)
     server = bind(port, out)
     try:
         if not rebuild(records_dir, out, log) and not out.is_dir():

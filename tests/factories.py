@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from sitegen import model as m
-from sitegen.records import canonical_configuration, fingerprint
+from sitegen.core import model as m
+from sitegen.load.setups import canonical_configuration, fingerprint
 
 DOCUMENT = "\n".join([
     "Inspektionsanteckning 2026-03-14",
@@ -31,7 +31,7 @@ def json_paths(value, prefix=()):
 
 def passage(quote=None, lines=None, document=DOCUMENT):
     """A resolved passage: lines follow from the quote when not given."""
-    from sitegen.text import DocumentText
+    from sitegen.core.text import DocumentText
 
     if lines is None:
         (lines,) = DocumentText(document).occurrences(quote)

@@ -330,7 +330,7 @@ def test_a_larger_publication_has_every_kind_of_case_and_answer(larger):
 
 
 def test_loads_with_the_records_loader(publication):
-    records = pytest.importorskip("sitegen.records")
+    records = pytest.importorskip("sitegen.load.records")
     loaded = records.load_records(publication.root)
     assert len(loaded.case_versions) == 30
     assert len(loaded.answers) == 30 * 3 * 2
@@ -338,7 +338,7 @@ def test_loads_with_the_records_loader(publication):
 
 
 def test_bench_load_reports_what_it_loaded(publication, capsys):
-    pytest.importorskip("sitegen.records")
+    pytest.importorskip("sitegen.load.records")
     assert bench_load.main([str(publication.root)]) == 0
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert figures["case_versions"] == 30 and figures["answers"] == 180

@@ -15,9 +15,9 @@ import pytest
 from babel.dates import format_date
 
 import sitegen.build
-import sitegen.site
+import sitegen.publish.site
 from sitegen.build import build_site
-from sitegen.errors import OutFolderError, WriteError
+from sitegen.core.errors import OutFolderError, WriteError
 from sitegen.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -128,7 +128,7 @@ def test_a_failure_midway_through_writing_leaves_the_previous_site_and_no_tempor
             written.append(self)
             return super().write_bytes(data)
 
-    monkeypatch.setattr(sitegen.site, "Path", FailingPath)
+    monkeypatch.setattr(sitegen.publish.site, "Path", FailingPath)
     with pytest.raises(WriteError) as caught:
         build_site(RECORDS, out)
     assert len(written) == 40, "the failure happened midway, after some files were written"
@@ -495,7 +495,7 @@ def test_a_rebuild_over_a_previous_site_replaces_it_and_an_empty_folder_is_built
     empty.mkdir()
     first = build_site(SMALL, empty)
     assert first.pages > 0 and (empty / "index.html").is_file()
-    assert (empty / sitegen.site.MARKER).read_bytes() == sitegen.site.MARKER_TEXT
+    assert (empty / sitegen.publish.site.MARKER).read_bytes() == sitegen.publish.site.MARKER_TEXT
 
     out = tmp_path / "site"
     build_site(SMALL, out)
@@ -596,8 +596,8 @@ def test_verbose_build_names_every_phase_with_its_counts(tmp_path, capsys):
 
 def test_a_run_page_says_what_else_differs_from_the_run_it_is_compared_with(bundled_site):
     """Runs are compared only when compatible; what else differs (here the engine version) is said in the page's language."""
-    from sitegen.comparison import allowed_differences
-    from sitegen.records import load_records
+    from sitegen.score.comparison import allowed_differences
+    from sitegen.load.records import load_records
 
     records = load_records(RECORDS)
     before, after = records.run("2026-09-02-nightly"), records.run("2026-09-16-release")

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from sitegen import model as m
-from sitegen.changelog import build_changelog
+from sitegen.core import model as m
+from sitegen.changelog.changes import build_changelog
 from sitegen.cli import main
-from sitegen.records import load_records
-from sitegen.results import canonical_json, read_results
-from sitegen.scoring import score_run
+from sitegen.load.records import load_records
+from sitegen.score.results import canonical_json, read_results
+from sitegen.score.scoring import score_run
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 

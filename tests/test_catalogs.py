@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-import sitegen.catalogs
-from sitegen.catalogs import check_catalogs, load_catalogs
-from sitegen.errors import CatalogError, Diagnostic, DiagnosticsError
+import sitegen.render.catalogs
+from sitegen.render.catalogs import check_catalogs, load_catalogs
+from sitegen.core.errors import CatalogError, Diagnostic, DiagnosticsError
 
 DATA = Path(__file__).parent / "data" / "catalogs"
 
@@ -79,7 +79,7 @@ def test_check_catalogs_runs_the_same_checks():
 
 def test_never_loads_through_translations_load():
     # Translations.load falls back to no translation when a file is missing.
-    tree = ast.parse(inspect.getsource(sitegen.catalogs))
+    tree = ast.parse(inspect.getsource(sitegen.render.catalogs))
     attributes = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     assert "load" not in attributes
 

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markupsafe import Markup
 
-from sitegen.changelog import Changelog, ChangelogRow, build_changelog, changed_runs, render_markdown
-from sitegen.errors import PublicationError
-from sitegen.model import Config, Entry, Records, Run, Setup, SourceFile, Suite
+from sitegen.changelog.changes import Changelog, ChangelogRow, build_changelog, changed_runs, render_markdown
+from sitegen.core.errors import PublicationError
+from sitegen.core.model import Config, Entry, Records, Run, Setup, SourceFile, Suite
 
 SOURCE = "https://github.com/example/granska-quality/pull/41"
 FP_A = hashlib.sha256(b"setup a").hexdigest()
@@ -215,7 +215,7 @@ def test_two_entries_explaining_one_change_fail():
 
 
 def test_an_entry_still_holding_the_placeholder_is_not_published():
-    from sitegen.entries import PLACEHOLDER_SENTENCE
+    from sitegen.load.entries import PLACEHOLDER_SENTENCE
 
     entries = BASE_ENTRIES + (entry("new", "2026-09-07", None, body=PLACEHOLDER_SENTENCE + "\n"),)
     with pytest.raises(PublicationError) as caught:

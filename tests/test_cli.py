@@ -224,7 +224,7 @@ def test_missing_records_folder_is_reported_not_raised(capsys, tmp_path):
 def test_fingerprint_prints_each_setup_with_its_sha256(capsys):
     import json
 
-    from sitegen.records import fingerprint
+    from sitegen.load.setups import fingerprint
 
     code, out, _ = _run(capsys, "fingerprint", "--records", str(SMALL))
     assert code == 0
@@ -246,7 +246,7 @@ def _edited_setups(tmp_path: Path, edit) -> Path:
 
 def test_fingerprint_prints_it_for_a_new_or_edited_setup_and_what_is_stored_instead(capsys, tmp_path):
     """What the loader's refusal tells the publisher to run works exactly when the records do not load."""
-    from sitegen.records import fingerprint
+    from sitegen.load.setups import fingerprint
 
     def edit(setups):
         solo, duo = setups

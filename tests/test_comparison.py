@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from sitegen import model as m
+from sitegen.core import model as m
 from sitegen.cli import main
-from sitegen.comparison import IncompatibleRunsError, compare_runs
-from sitegen.records import load_records
-from sitegen.scoring import score_run
+from sitegen.score.comparison import IncompatibleRunsError, compare_runs
+from sitegen.load.records import load_records
+from sitegen.score.scoring import score_run
+from sitegen.score.verify import PassRequest, score_pass
+from sitegen.score.measures.registry import MEASURES
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 NIGHTLY, RELEASE, BASELINE, CRASHED = "2026-09-02-nightly", "2026-09-16-release", "2026-08-18-v1-baseline", "2026-10-08-nightly"
@@ -88,7 +90,7 @@ def test_json_has_the_same_content_as_the_text(capsys):
         found = re.match(r"^\s+([A-Z_]+)\s+(not observed|\d+ of \d+)\s+->\s+(not observed|\d+ of \d+)$", line)
         if found:
             shown[found.group(1)] = (found.group(2), found.group(3))
-    assert [x["measure"] for x in data["measures"]] == list(m.MEASURES) == list(shown)
+    assert [x["measure"] for x in data["measures"]] == list(MEASURES) == list(shown)
     for x in data["measures"]:
         as_text = tuple("not observed" if v is None else f"{v[0]} of {v[1]}" for v in (x["before"], x["after"]))
         assert shown[x["measure"]] == as_text
@@ -147,9 +149,7 @@ def test_an_unknown_run_is_a_usage_error(capsys):
 
 
 def test_site_compares_each_run_with_the_previous_comparable_one(records):
-    from sitegen.comparison import score_and_compare
-
-    found = score_and_compare(records)[1]
+    found = score_pass(PassRequest(records, None, compare=True), records.published_runs).comparisons
     # the v1 baseline has no earlier run; nightly's only predecessor was scored with another scorer and has one stage
     assert "2026-08-18-v1-baseline" not in found and "2026-09-02-nightly" not in found
     assert found["2026-09-16-release"].run_a == "2026-09-02-nightly"
@@ -163,8 +163,6 @@ def test_keeping_only_regressions_gives_exactly_the_regressions_of_the_whole_com
     """The build asks for regressions only, and the other changes are then never built; the regressions are the same."""
     import sys
 
-    from sitegen.comparison import score_and_compare
-
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     try:
         import generate
@@ -173,8 +171,9 @@ def test_keeping_only_regressions_gives_exactly_the_regressions_of_the_whole_com
     synthetic = tmp_path / "records"
     assert generate.main([str(synthetic), "--case-versions", "30", "--runs", "4", "--repetitions", "2"]) == 0
     for corpus in (records, load_records(synthetic)):
-        whole = score_and_compare(corpus)[1]
-        only = score_and_compare(corpus, keep_all_changes=False)[1]
+        request = PassRequest(corpus, None, compare=True)
+        whole = score_pass(request, corpus.published_runs).comparisons
+        only = score_pass(request, corpus.published_runs, keep_all_changes=False).comparisons
         assert set(only) == set(whole) and whole
         for run_id, comparison in whole.items():
             assert only[run_id] == comparison.regressions_only()
@@ -216,7 +215,7 @@ def test_what_else_differs_between_comparable_runs_is_said_next_to_the_counts(re
     """Runs are compared only when compatible; a report or engine version that differs is allowed, but the reader is told."""
     from dataclasses import replace
 
-    from sitegen.comparison import allowed_differences, incompatibilities
+    from sitegen.score.comparison import allowed_differences, incompatibilities
 
     a = records.run(NIGHTLY)
     b = replace(a, id="b", report_version=a.report_version + 1, engine_version=a.engine_version + "-next")

@@ -8,7 +8,8 @@ from pathlib import Path
 import markdown
 import pytest
 
-from sitegen.model import MEASURES, STATES
+from sitegen.core.model import STATES
+from sitegen.score.measures.registry import MEASURES
 
 CONTENT = Path(__file__).resolve().parent.parent / "templates" / "content"
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
@@ -146,7 +147,7 @@ def test_swedish_writes_numbers_and_quotes_the_swedish_way(name):
 # --- what the method page must say, in both languages ------------------------------------
 
 ONE_TO_ONE = {
-    # sitegen/matching.py _best_assignment: most matches, then most exact matches, then answer order, then key order
+    # sitegen/score/matching.py _best_assignment: most matches, then most exact matches, then answer order, then key order
     "en": ("One to one", ["the most matches", "the most exact matches", "the findings the engine gave first",
                           "the earliest expected finding in the key"]),
     "sv": ("Ett mot ett", ["flest matchningar", "flest exakta matchningar", "de fynd som motorn gav först",
@@ -169,8 +170,8 @@ def evidence(lang: str) -> str:
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_matching_says_from_which_scorer_contained_matches_count(lang):
-    from sitegen.catalogs import load_catalogs
-    from sitegen.model import CURRENT_SCORER, MATCHING_METHODS
+    from sitegen.render.catalogs import load_catalogs
+    from sitegen.core.model import CURRENT_SCORER, MATCHING_METHODS
 
     text = " ".join(evidence(lang).split())
     for method in MATCHING_METHODS.values():
@@ -201,7 +202,7 @@ TRACING = {
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_outcomes_say_how_a_failed_observation_is_traced_and_where(lang):
-    from sitegen.catalogs import load_catalogs
+    from sitegen.render.catalogs import load_catalogs
 
     heading, words = TRACING[lang]
     body = " ".join(dict(sections(read(lang, "outcomes.md"), 2))[heading].split())

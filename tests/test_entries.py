@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sitegen.entries import (
+from sitegen.load.entries import (
     CATEGORIES,
     PLACEHOLDER_SENTENCE,
     PLACEHOLDER_SOURCE,
@@ -16,8 +16,8 @@ from sitegen.entries import (
     load_entries,
     parse_entry,
 )
-from sitegen.errors import EntryError, RecordsError, SitegenError
-from sitegen.model import Entry
+from sitegen.core.errors import EntryError, RecordsError, SitegenError
+from sitegen.core.model import Entry
 
 DATA = Path(__file__).parent / "data" / "changelog"
 SOURCE = "https://github.com/example/granska-quality/pull/41"

@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from sitegen.errors import CatalogError, Diagnostic, DiagnosticsError, EntryError, OutFolderError, PublicationError, RecordsError
+from sitegen.core.errors import CatalogError, Diagnostic, DiagnosticsError, EntryError, OutFolderError, PublicationError, RecordsError
 
 PROBLEMS = (
     Diagnostic("records/runs.json", 3, 7, "/runs/0/date", "expected a date like 2026-09-10", "schema.format"),

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from sitegen import model as m
+from sitegen.core import model as m
 from sitegen.cli import main
-from sitegen.records import load_records
-from sitegen.text import collapse
+from sitegen.load.records import load_records
+from sitegen.core.text import collapse
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 RUN = "2026-09-16-release"

@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 import pytest
 from markupsafe import Markup
 
-from sitegen.changelog import Changelog, ChangelogRow
-from sitegen.errors import UsageError
-from sitegen.feed import render_atom, render_changelog_json
+from sitegen.changelog.changes import Changelog, ChangelogRow
+from sitegen.core.errors import UsageError
+from sitegen.render.feed import render_atom, render_changelog_json
 
 A = "{http://www.w3.org/2005/Atom}"
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")

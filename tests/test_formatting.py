@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from babel.core import UnknownLocaleError
 
-from sitegen.formatting import LocaleFormat
+from sitegen.render.formatting import LocaleFormat
 
 NBSP = "\u00a0"
 
@@ -124,8 +124,8 @@ def test_filesize_refuses_negative():
 def test_formatting_never_touches_the_process_locale():
     import inspect
 
-    import sitegen.formatting
+    import sitegen.render.formatting
 
-    source = inspect.getsource(sitegen.formatting)
+    source = inspect.getsource(sitegen.render.formatting)
     assert "import locale" not in source
     assert "setlocale" not in source

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitegen.build import build_site
-from sitegen.entries import parse_entry
-from sitegen.errors import RecordsError
-from sitegen.invisibles import HIDDEN, visible
+from sitegen.load.entries import parse_entry
+from sitegen.core.errors import RecordsError
+from sitegen.core.invisibles import HIDDEN, visible
 
 SMALL = Path(__file__).parent / "data" / "records-small"
 # Characters that would hide or reorder text: an override, an isolate, a zero-width space, a bell, a C1 control.
@@ -202,8 +202,8 @@ def test_a_hidden_character_in_a_changelog_entry_is_refused_at_its_line_and_colu
 
 @pytest.fixture(scope="module")
 def small_changelog():
-    from sitegen.changelog import build_changelog
-    from sitegen.records import load_records
+    from sitegen.changelog.changes import build_changelog
+    from sitegen.load.records import load_records
 
     return build_changelog(load_records(SMALL))
 
@@ -211,7 +211,7 @@ def small_changelog():
 @settings(max_examples=150)
 @given(title=st.text(), author=st.text())
 def test_the_feed_parses_as_xml_whatever_text_the_records_give_it(small_changelog, title, author):
-    from sitegen.feed import render_atom
+    from sitegen.render.feed import render_atom
 
     feed = ET.fromstring(render_atom(small_changelog, base_url="https://quality.example.org/", title=title, updated="2026-01-01",
                                      author=author))

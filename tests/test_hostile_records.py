@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from sitegen.cli import main
-from sitegen.errors import RecordsError
-from sitegen.records import load_records
+from sitegen.core.errors import RecordsError
+from sitegen.load.records import load_records
 
 DATA = Path(__file__).parent / "data"
 SMALL = DATA / "records-small"
@@ -241,7 +241,7 @@ PROBES = ["r1", "r1\n", "\nr1", "a.json", "a.json\n", "dir/a.json", "2026-01-01"
 def test_the_validator_reads_every_schema_pattern_as_ecma_262_does():
     """JSON Schema patterns are ECMA-262 regular expressions; node's RegExp is the reference (jsonschema uses Python's re.search,
     which lets `$` match before a final newline, so it cannot be the judge of this one rule)."""
-    from sitegen.schema import compile_pattern
+    from sitegen.load.schemabasics import compile_pattern
 
     node = shutil.which("node")
     assert node, "node is installed by scripts/test.sh (Debian's npm)"

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitegen import model as m
-from sitegen.matching import METHODS, CaseContext, judge_stage
-from sitegen.text import DocumentText, collapse
+from sitegen.core import model as m
+from sitegen.score.matching import METHODS, CaseContext, judge_stage
+from sitegen.core.text import DocumentText, collapse
 
 from factories import case_version, expected, finding
 

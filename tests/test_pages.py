@@ -14,14 +14,21 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from babel.support import NullTranslations
 
-from sitegen import model as m
-from sitegen.catalogs import load_catalogs
-from sitegen.pages import Page, Renderer, case_path, collect_case, iter_pages, passage_lines, render_case, render_pages, render_prose
-from sitegen.scoring import verdict_source
+from sitegen.score.measures import registry
+from sitegen.core import model as m
+from sitegen.render.catalogs import load_catalogs
+from sitegen.publish.downloads import collect_downloads
+from sitegen.render.cases import CaseRows, collect_case, pairs_by_case, passage_lines, render_case
+from sitegen.render.environment import Page, Renderer, case_path
+from sitegen.render.pages import iter_pages, render_pages
+from sitegen.render.prose import render_prose
+from sitegen.render.views import index_observations
+from sitegen.score.scoring import verdict_source
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALES = ROOT / "locales"
-MEASURES = m.MEASURES
+TEMPLATES = ROOT / "templates"
+MEASURES = registry.MEASURES
 
 DOC = "Inspektionsanteckning 2026-03-14\nPlats: Hamnen\n\nLäckan är  åtgärdad.\nSlut."
 HOSTILE = '<script>alert(1)</script>\n<img src=x onerror="alert(2)">\n[x](javascript:alert(3)) <a href="javascript:alert(4)">y</a>\n" onmouseover="alert(5)'
@@ -181,10 +188,16 @@ def verdicts_for(records):
     return verdict_source(records)
 
 
+def published_files(records):
+    """What the build passes as `downloads` for these records, without the schemas."""
+    return tuple((d.name, d.source) for d in collect_downloads(records))
+
+
 def render(records, content_dir, *, catalogs=None, build_date="2026-09-10", changelog=None):
     return render_pages(
         records, make_results(records), verdicts=verdicts_for(records), changelog=changelog,
         catalogs=catalogs or translations(), build_date=build_date, content_dir=content_dir,
+        downloads=published_files(records), templates=TEMPLATES,
     )
 
 
@@ -387,7 +400,8 @@ def test_a_miss_dismissed_by_rerun_is_marked_so_on_the_run_page(records_dir, con
     dismissed = m.Observation("GROUNDING", "cure-unchecked", "2", "reviewer", "checker-missing", m.DISMISSED, "evidence", "First miss.")
     results = {run: dataclasses.replace(r, observations=(dismissed,)) if r.measures else r for run, r in make_results(records).items()}
     pages = {p.path: p.data for p in render_pages(records, results, verdicts=verdicts_for(records), changelog=None,
-                                                   catalogs=translations(), build_date="2026-09-10", content_dir=content_dir)}
+                                                   catalogs=translations(), build_date="2026-09-10", content_dir=content_dir,
+                                                   downloads=published_files(records), templates=TEMPLATES)}
     for lang, mark in (("en", "dismissed by rerun"), ("sv", "avskriven vid omkörning")):
         page = text(pages[f"{lang}/runs/2026-09-02-release.html"])
         assert f"↺ {mark}: cure-unchecked" in page
@@ -424,7 +438,7 @@ def test_a_scorer_change_links_to_its_changelog_row(content_dir, records_dir):
         _row("2026-09-02", "scorer", "scorer-6", run_id="2026-09-02-release", version=6),
         _row("2026-08-01", "scorer", "scorer-5", run_id="2026-08-01-old", version=5),
     )
-    from sitegen.changelog import Changelog
+    from sitegen.changelog.changes import Changelog
 
     pages = {p.path: p.data for p in render(records, content_dir, changelog=Changelog(rows))}
     row = pages["en/index.html"].decode()
@@ -437,7 +451,7 @@ def test_a_scorer_change_links_to_its_changelog_row(content_dir, records_dir):
 
 
 def _row(date, kind, anchor, **fields):
-    from sitegen.changelog import ChangelogRow
+    from sitegen.changelog.changes import ChangelogRow
 
     return ChangelogRow(date=date, kind=kind, anchor=anchor, matching_method=m.MATCHING_METHODS.get(fields.get("version"), None), **fields)
 
@@ -488,32 +502,6 @@ def test_passage_lines_marks_a_quote_across_whitespace_and_lines():
     assert [(l.number, l.before, l.marked, l.after) for l in lines] == [(2, "second ", "part", ""), (3, "", "third", " line")]
     assert passage_lines(doc, "absent words", (4, 4))[0].marked == "fourth"
     assert passage_lines(doc, "absent words", None) == ()
-
-
-def test_quote_search_finds_what_a_whitespace_regex_finds():
-    """The scan that locates quotes agrees with the regex it replaced, odd whitespace and regex characters included."""
-    import random
-
-    from sitegen.pages import _locate
-
-    def regex_locate(document, quote, lines):
-        parts = [re.escape(p) for p in re.split(r"[ \t\r\n]+", quote)]
-        if not "".join(parts):
-            return None
-        pattern = re.compile(r"[ \t\r\n]+".join(parts))
-        start = sum(len(line) + 1 for line in document.split("\n")[: lines[0] - 1]) if lines and lines[0] > 1 else 0
-        match = pattern.search(document, start) or pattern.search(document)
-        return (match.start(), match.end()) if match else None
-
-    rng = random.Random(7)
-    alphabet = "ab .\t\r\n\f\u00a0*(["
-    for _ in range(20000):
-        doc = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
-        a = rng.randint(0, len(doc))
-        quote = doc[a : rng.randint(a, len(doc))] if rng.random() < 0.5 else "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
-        quote = re.sub(r"[ \t\r\n]+", lambda _: rng.choice((" ", "\t", "\n ")), quote) if rng.random() < 0.5 else quote
-        lines = None if rng.random() < 0.3 else (rng.randint(0, 5), rng.randint(0, 6))
-        assert _locate(doc, quote, lines) == regex_locate(doc, quote, lines), (doc, quote, lines)
 
 
 def test_unpublished_run_appears_nowhere(site, content_dir, records_dir):
@@ -636,7 +624,7 @@ def test_the_bundled_prose_renders(records_dir):
     records = make_records(records_dir)
     pages = {p.path: p.data for p in render_pages(
         records, make_results(records), verdicts=verdicts_for(records), changelog=None,
-        catalogs=translations(), build_date="")}
+        catalogs=translations(), build_date="", downloads=published_files(records), templates=TEMPLATES)}
     method = text(pages["sv/method.html"])
     assert "Öppna testfallet tap-sample" in method
 
@@ -644,7 +632,8 @@ def test_the_bundled_prose_renders(records_dir):
 def test_iter_pages_yields_what_render_pages_returns(content_dir, records_dir, site):
     records = make_records(records_dir)
     streamed = iter_pages(records, make_results(records), verdicts=verdicts_for(records), changelog=None,
-                          catalogs=translations(), build_date="2026-09-10", content_dir=content_dir)
+                          catalogs=translations(), build_date="2026-09-10", content_dir=content_dir,
+                          downloads=published_files(records), templates=TEMPLATES)
     assert {p.path: p.data for p in streamed} == site
 
 
@@ -659,15 +648,13 @@ def test_one_case_version_renders_from_picklable_input(records_dir):
     bundle = collect_case(records, "cure-unchecked", published, states, outcomes, verdicts=verdicts_for(records), case_results=found)
     copy = pickle.loads(pickle.dumps(bundle))
     assert copy == bundle
-    renderer = Renderer("en", translations()["en"], config=records.config, languages=("sv", "en"), build_date="")
+    renderer = Renderer("en", translations()["en"], templates=TEMPLATES, config=records.config, languages=("sv", "en"), build_date="")
     assert [p.path for p in render_case(renderer, copy)] == [
         "en/cases/cu/cure-unchecked/index.html", *(f"en/cases/cu/cure-unchecked/{r.id}.html" for r in published)]
     assert render_case(renderer, copy) == render_case(renderer, bundle)
 
 
 def test_pairs_by_case_lists_what_a_search_of_every_pair_finds(records_dir):
-    from sitegen.pages import pairs_by_case
-
     records = make_records(records_dir)
     index = pairs_by_case(records)
     assert index, "the corpus has pairs"
@@ -683,10 +670,8 @@ def test_pairs_by_case_lists_what_a_search_of_every_pair_finds(records_dir):
 ])
 def test_an_expected_row_is_the_macros_output_whatever_its_text_holds(records_dir, verdict):
     """Rows are rendered once with a stand-in for the section id; text that looks like the stand-in changes nothing."""
-    from sitegen.pages import CaseRows, passage_lines
-
     records = make_records(records_dir)
-    renderer = Renderer("en", translations()["en"], config=records.config, languages=("sv", "en"), build_date="")
+    renderer = Renderer("en", translations()["en"], templates=TEMPLATES, config=records.config, languages=("sv", "en"), build_date="")
     document = "Heading\nThe note says <§> here\nand ends."
     rows = CaseRows(renderer.case_rows, document)
     for section in ("rep-1-reviewer", 'r"<§>&2'):
@@ -730,7 +715,7 @@ def test_a_first_miss_row_says_what_the_rerun_made_of_it(site, records_dir):
     records = make_records(records_dir)
     run = next(r for r in records.runs if r.id == "2026-09-02-release")
     result = make_results(records)[run.id]
-    renderer = Renderer("en", translations()["en"], config=records.config, languages=("sv", "en"), build_date="")
+    renderer = Renderer("en", translations()["en"], templates=TEMPLATES, config=records.config, languages=("sv", "en"), build_date="")
     for outcome, words in ((m.DISMISSED, "dismissed by rerun"), (m.PENDING, "pending: not yet confirmed by a rerun")):
         changed = tuple(replace(o, result=outcome) if o.measure == "GROUNDING" else o for o in result.observations)
         bundle = _case_bundle(records, run, replace(result, observations=changed))
@@ -740,8 +725,6 @@ def test_a_first_miss_row_says_what_the_rerun_made_of_it(site, records_dir):
 
 
 def _case_bundle(records, run, result):
-    from sitegen.pages import index_observations
-
     states = {run.id: {(c.case_version, c.repetition): c.state for c in result.cases}}
     found = {run.id: {(c.case_version, c.repetition): c for c in result.cases}}
     return collect_case(records, "cure-unchecked", (run,), states, {run.id: result.outcome}, verdicts=verdicts_for(records),
@@ -749,8 +732,6 @@ def _case_bundle(records, run, result):
 
 
 def test_observations_are_indexed_under_every_case_and_repetition_they_concern(records_dir):
-    from sitegen.pages import index_observations
-
     records = make_records(records_dir)
     pair = records.pairs[0]
     first, second = pair.versions
@@ -775,7 +756,7 @@ def test_a_crashed_runs_answers_are_shown_unjudged(records_dir):
     crashed = m.RunResult(run.id, 6, m.MATCHING_METHODS[6], m.CRASHED_STATE, (), (), ())
     bundle = _case_bundle(records, run, crashed)
     assert all(rep.verdicts == () and rep.rerun_verdicts == () for rep in bundle.runs[0].repetitions), "nothing is judged"
-    renderer = Renderer("en", translations()["en"], config=records.config, languages=("sv", "en"), build_date="")
+    renderer = Renderer("en", translations()["en"], templates=TEMPLATES, config=records.config, languages=("sv", "en"), build_date="")
     page = next(p for p in render_case(renderer, bundle) if p.path.endswith(f"{run.id}.html"))
     main = text(page.data)
     for verdict in ("matched", "missed", "prohibited", "duplicate", "unexpected", "Expected findings", "not found in the document"):
@@ -789,7 +770,7 @@ def test_a_crashed_runs_answers_are_shown_unjudged(records_dir):
 def test_the_document_type_is_a_word_of_the_page_language_and_an_unknown_one_its_id(site, records_dir):
     assert "<dd>inspektionsanteckning</dd>" in site["sv/cases/cu/cure-unchecked/index.html"].decode()
     assert "<dd>inspection note</dd>" in site["en/cases/cu/cure-unchecked/index.html"].decode()
-    renderer = Renderer("sv", translations()["sv"], config=make_records(records_dir).config, languages=("sv", "en"), build_date="")
+    renderer = Renderer("sv", translations()["sv"], templates=TEMPLATES, config=make_records(records_dir).config, languages=("sv", "en"), build_date="")
     assert str(renderer.env.globals["word"].document_type["permit-<x>"]) == "<code>permit-&lt;x&gt;</code>"
 
 
@@ -802,7 +783,43 @@ def test_case_titles_and_pair_descriptions_carry_the_language_they_were_written_
         assert '<span lang="en">One detail.</span>' in site[f"{lang}/cases/cu/cure-unchecked/index.html"].decode()
     records = make_records(records_dir)
     unmarked = replace(records, config=replace(records.config, case_text_language=None))
-    renderer = Renderer("sv", translations()["sv"], config=unmarked.config, languages=("sv", "en"), build_date="")
+    renderer = Renderer("sv", translations()["sv"], templates=TEMPLATES, config=unmarked.config, languages=("sv", "en"), build_date="")
     bundle = collect_case(unmarked, "cure-unchecked", (), {}, {}, verdicts=None)
     page = render_case(renderer, bundle)[0].data.decode()
     assert "<h1><span>Leak reported fixed" in page and "<span>One detail.</span>" in page, "no language is claimed when none is known"
+
+
+# --- what rendering is given, not what it fetches ----------------------------------------------
+
+
+def test_pages_come_from_the_templates_folder_they_are_given(records_dir, content_dir, tmp_path):
+    """The assembly owns where templates live and passes it in: rendering reads no folder of its own choosing."""
+    import shutil
+
+    records = make_records(records_dir)
+    templates = tmp_path / "templates"
+    shutil.copytree(TEMPLATES, templates)
+    (templates / "static" / "site.css").write_text("/* the given folder's stylesheet */\n", encoding="utf-8")
+    base = templates / "base.html.j2"
+    base.write_text(base.read_text(encoding="utf-8").replace("<body", "<body data-from-given-folder", 1), encoding="utf-8")
+    pages = {p.path: p.data for p in render_pages(
+        records, make_results(records), verdicts=verdicts_for(records), changelog=None, catalogs=translations(),
+        build_date="", content_dir=content_dir, downloads=published_files(records), templates=templates)}
+    assert pages["static/site.css"] == b"/* the given folder's stylesheet */\n"
+    assert b"<body data-from-given-folder" in pages["en/index.html"]
+    assert b"<body data-from-given-folder" in pages["en/cases/cu/cure-unchecked/2026-09-02-release.html"]
+
+
+def test_the_downloads_page_lists_exactly_the_files_it_is_given(records_dir, content_dir):
+    """Rendering never collects the downloads again: the writer's list is a required input and the only one shown."""
+    import inspect
+
+    assert inspect.signature(iter_pages).parameters["downloads"].default is inspect.Parameter.empty
+    records = make_records(records_dir)
+    given = (("only-this.json", m.InMemoryFile(b'{"x": 1}\n')),)
+    pages = {p.path: p.data for p in render_pages(
+        records, make_results(records), verdicts=verdicts_for(records), changelog=None, catalogs=translations(),
+        build_date="", content_dir=content_dir, downloads=given, templates=TEMPLATES)}
+    listed = set(re.findall(r'href="(?:\.\./)*downloads/([^"]+)"', pages["en/downloads.html"].decode()))
+    assert listed - {"SHA256SUMS"} == {"only-this.json"}
+    assert hashlib.sha256(b'{"x": 1}\n').hexdigest() in pages["en/downloads.html"].decode()

@@ -11,11 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from factories import DOCUMENT, case_version, engine, expected, finding, records
-from sitegen import model as m
-from sitegen.matching import CaseContext, judge_stage, method_for
-from sitegen.measures import MEASURE_FUNCTIONS, Passed, _summary, judge_run
-from sitegen.records import load_records
-from sitegen.scoring import aggregate_observed, observe_run, score_run
+from sitegen.core import model as m
+from sitegen.score.matching import CaseContext, judge_stage, method_for
+from sitegen.score.measures.base import Passed, judge_run
+from sitegen.score.measures.identical_input_stability import _summary
+from sitegen.score.measures.registry import MEASURE_FUNCTIONS
+from sitegen.load.records import load_records
+from sitegen.score.scoring import aggregate_observed, observe_run, score_run
 
 SMALL = Path(__file__).parent / "data" / "records-small"
 LINES = DOCUMENT.split("\n")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-import sitegen.publication as publication
-from sitegen import model as m
-from sitegen.errors import PublicationError
-from sitegen.records import load_records
+import sitegen.publish.downloads as publication
+from sitegen.core import model as m
+from sitegen.core.errors import PublicationError
+from sitegen.load.records import load_records
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 

@@ -9,9 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from factories import json_paths
-from sitegen import model as m
-from sitegen.errors import RecordsError
-from sitegen.records import fingerprint, load_records, setup_fingerprints
+from sitegen.core import model as m
+from sitegen.core.errors import RecordsError
+from sitegen.load.records import load_records
+from sitegen.load.setups import fingerprint, setup_fingerprints
 
 DATA = Path(__file__).parent / "data"
 SMALL = DATA / "records-small"
@@ -281,15 +282,15 @@ def test_corrupted_bytes_never_escape_as_anything_else(tmp_path_factory, junk, o
 
 def test_a_valid_answers_file_is_read_answer_by_answer(tmp_path, monkeypatch):
     """The whole-file parse is kept for files with a problem; a valid answers file never builds its whole tree."""
-    import sitegen.records as records_module
+    import sitegen.load.reading as reading_module
 
-    whole = records_module.parse_json
+    whole = reading_module.parse_json
 
     def refuse_answers(path, data):
         assert "answers" not in Path(path).name, f"{path} was parsed whole"
         return whole(path, data)
 
-    monkeypatch.setattr(records_module, "parse_json", refuse_answers)
+    monkeypatch.setattr(reading_module, "parse_json", refuse_answers)
     assert len(load_records(overlay(tmp_path, None)).answers) == 18
 
 

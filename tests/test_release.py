@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitegen.errors import DiagnosticsError
-from sitegen.release import (
+from sitegen.core.errors import DiagnosticsError
+from sitegen.score.release import (
     ReleaseInputError,
     decide_release,
     format_ratio,

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from sitegen import pages
+from sitegen.render import views
 from sitegen.build import build_site
-from sitegen.records import load_records
-from sitegen.results import read_results
+from sitegen.load.records import load_records
+from sitegen.score.results import read_results
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 RUN = "2026-09-16-release"
@@ -39,9 +39,9 @@ def parse(path: Path) -> Anchors:
 @pytest.fixture(scope="module")
 def small_pages_site(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pages, "RUN_PAGE_ITEMS", 2)
-        patch.setattr(pages, "GRID_PAGE_ROWS", 2)
-        patch.setattr(pages, "LIST_PAGE_ITEMS", 3)
+        patch.setattr(views, "RUN_PAGE_ITEMS", 2)
+        patch.setattr(views, "GRID_PAGE_ROWS", 2)
+        patch.setattr(views, "LIST_PAGE_ITEMS", 3)
         out = tmp_path_factory.mktemp("listing") / "site"
         build_site(RECORDS, out)
     return out

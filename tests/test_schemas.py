@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from sitegen.errors import RecordsError
-from sitegen.records import load_records
+from sitegen.core.errors import RecordsError
+from sitegen.load.records import load_records
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMAS = REPO / "sitegen" / "schemas"
@@ -131,7 +131,9 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from factories import json_paths  # noqa: E402
-from sitegen import schema as schema_module  # noqa: E402
+from sitegen.load import schema as schema_module  # noqa: E402
+from sitegen.load.schemabasics import is_calendar_date  # noqa: E402
+from sitegen.load.schemacompiler import Compiler  # noqa: E402
 
 _REPLACEMENTS = st.sampled_from([None, True, 0, 1, -1, 1.5, "", "x", "x..y", "UPPER", "flaw", "PASS", [], [1], {}, {"id": "x"},
                                  "2026-02-30", "2028-02-29", "2026-13-01"])
@@ -187,11 +189,11 @@ def test_a_run_date_must_be_a_day_that_exists_for_the_fast_test_and_the_validato
 
 def test_a_format_the_validator_does_not_know_is_refused_not_ignored():
     with pytest.raises(ValueError, match="format"):
-        schema_module._Compiler({}).compile({"type": "string", "format": "email"})
+        Compiler({}).compile({"type": "string", "format": "email"})
 
 
 @pytest.mark.parametrize("text", ["2026-W48-7", "20261129", "2026-11-29T00:00", " 2026-11-29", "2026-02-30"])
 def test_only_a_real_day_written_yyyy_mm_dd_is_a_calendar_date(text):
     """Python reads other ISO forms as dates too (a week date, the basic form); the records and entries do not."""
-    assert not schema_module.is_calendar_date(text)
-    assert schema_module.is_calendar_date("2028-02-29")
+    assert not is_calendar_date(text)
+    assert is_calendar_date("2028-02-29")

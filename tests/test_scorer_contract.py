@@ -6,9 +6,9 @@ from itertools import product
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitegen import model as m
-from sitegen.matching import METHODS, CaseContext, _RANK, _assign, judge_stage
-from sitegen.scoring import score_run
+from sitegen.core import model as m
+from sitegen.score.matching import METHODS, CaseContext, _RANK, _assign, judge_stage
+from sitegen.score.scoring import score_run
 
 from factories import case_version, engine, expected, finding, records
 

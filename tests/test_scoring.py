@@ -1,9 +1,9 @@
 """The seven measures and the states of METHOD.md, each test built from the rule it names."""
 
-from sitegen import model as m
+from sitegen.core import model as m
 import pytest
 
-from sitegen.scoring import score_run
+from sitegen.score.scoring import score_run
 
 from factories import case_version, engine, expected, finding, records
 
@@ -428,9 +428,9 @@ def test_the_verdict_source_gives_fresh_verdicts_and_judges_a_repeated_answer_on
     """The pages ask for every answer's verdicts; an engine repeating itself (one object from the spool) is judged once."""
     from pathlib import Path
 
-    from sitegen.matching import CaseContext, judge_stage, method_for
-    from sitegen.records import load_records
-    from sitegen.scoring import verdict_source
+    from sitegen.score.matching import CaseContext, judge_stage, method_for
+    from sitegen.load.records import load_records
+    from sitegen.score.scoring import verdict_source
 
     bundled = load_records(Path(__file__).resolve().parent.parent / "records")
     verdicts = verdict_source(bundled)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sitegen.errors import OutFolderError, ServeError
+from sitegen.core.errors import OutFolderError, ServeError
 from sitegen.serving import serve
 
 SMALL = Path(__file__).parent / "data" / "records-small"
@@ -118,7 +118,7 @@ def served(tmp_path_factory):
 
 
 def test_a_page_is_served_with_its_bytes_type_and_the_sites_csp_as_a_header(served):
-    from sitegen.pages import CONTENT_SECURITY_POLICY
+    from sitegen.render.environment import CONTENT_SECURITY_POLICY
 
     out, get = served
     status, headers, data = get("/en/index.html")

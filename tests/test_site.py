@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-import sitegen.site as site_module
-import sitegen.swap as swap_module
-from sitegen.errors import OutFolderError, PublicationError, WriteError
-from sitegen.model import InMemoryFile
-from sitegen.pages import Page
-from sitegen.site import MARKER, MARKER_TEXT, check_out_dir, sha256sums, write_site
+import sitegen.publish.site as site_module
+import sitegen.publish.swap as swap_module
+from sitegen.core.errors import OutFolderError, PublicationError, WriteError
+from sitegen.core.model import InMemoryFile
+from sitegen.render.pages import Page
+from sitegen.publish.site import MARKER, MARKER_TEXT, check_out_dir, sha256sums, write_site
 
 # Deliberately not canonical JSON: odd spacing, no final newline, non-ASCII, CRLF; a re-serialization would change them.
 RESULTS = b'{"format":"sitegen.results/1",  "runs": [ ]\r\n, "note": "\xc3\xa5\xc3\xa4\xc3\xb6"}'
@@ -176,10 +176,10 @@ def test_sha256sums_of_nothing_is_empty():
 
 
 def test_checksums_on_the_downloads_page_equal_the_written_bytes(tmp_path):
-    from test_pages import CONTENT, make_records, make_results, translations, verdicts_for
+    from test_pages import CONTENT, TEMPLATES, make_records, make_results, translations, verdicts_for
 
-    from sitegen.pages import render_pages
-    from sitegen.publication import collect_downloads
+    from sitegen.render.pages import render_pages
+    from sitegen.publish.downloads import collect_downloads
 
     content = tmp_path / "content"
     for lang in ("sv", "en"):
@@ -192,7 +192,7 @@ def test_checksums_on_the_downloads_page_equal_the_written_bytes(tmp_path):
     records = make_records(tmp_path)
     downloads = tuple((d.name, d.source) for d in collect_downloads(records)) + (("schemas/cases.schema.json", InMemoryFile(SCHEMA)),)
     pages = render_pages(records, make_results(records), verdicts=verdicts_for(records), changelog=None,
-                         catalogs=translations(), build_date="", downloads=downloads, content_dir=content)
+                         catalogs=translations(), build_date="", downloads=downloads, templates=TEMPLATES, content_dir=content)
     out = tmp_path / "site"
     write_site(pages, out, published=downloads)
     sums = dict(reversed(line.split("  ", 1)) for line in (out / "downloads" / "SHA256SUMS").read_text().splitlines())

@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from sitegen.records import load_records
-from sitegen.results import read_results, write_results
-from sitegen.spool import AnswerSpool, ResultSpool
+from sitegen.load.records import load_records
+from sitegen.score.results import read_results, write_results
+from sitegen.core.collector import frozen_when_made
+from sitegen.load.spool import AnswerSpool, ResultSpool
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 
@@ -49,7 +50,7 @@ def test_a_repeated_answer_is_packed_once(records):
     import marshal
     import zlib
 
-    from sitegen.spool import pack_answers
+    from sitegen.load.spool import pack_answers
 
     run = records.published_runs[0].id
     answer = next(a for key, a in records.answers.items() if key[0] == run)
@@ -102,7 +103,7 @@ def test_an_unpacked_run_is_out_of_the_collectors_sight_and_still_freed_when_let
 
     run = sorted({key[0] for key in records.answers})[0]
     in_run = [key for key in records.answers if key[0] == run]
-    spool = AnswerSpool(keep=1)
+    spool = AnswerSpool(keep=1, unpacking=frozen_when_made)
     spool.add(records.answers.values())
     gc.unfreeze()
     try:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-import sitegen.swap as swap_module
+import sitegen.publish.swap as swap_module
 from sitegen.build import build_site
-from sitegen.site import MARKER, is_site
+from sitegen.publish.site import MARKER, is_site
 
 SMALL = Path(__file__).parent / "data" / "records-small"
 KILLS = 24
@@ -66,7 +66,7 @@ def test_builds_killed_at_many_moments_always_leave_a_whole_site_and_the_next_bu
 # swap had no site at --out.
 _KILL_AFTER_THE_SWAP = textwrap.dedent("""
     import os, signal, sys
-    import sitegen.swap as swap
+    import sitegen.publish.swap as swap
     real_rename, real_exchange = os.rename, swap.exchange
     fallback = sys.argv[1] == "fallback"
 

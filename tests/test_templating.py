@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from jinja2 import DictLoader, Environment, StrictUndefined
 from markupsafe import Markup, escape
 
-from sitegen.invisibles import HIDDEN, visible_html
-from sitegen.templating import SiteEnvironment, escape_output
+from sitegen.core.invisibles import HIDDEN, visible_html
+from sitegen.render.templating import SiteEnvironment, escape_output
 
 
 class Html:

@@ -4,35 +4,27 @@ import os
 
 import pytest
 
-from sitegen.workers import ordered_map
+from sitegen.core.workers import ordered_map
 
-_STATE: list = []
-
-
-def _remember(value) -> None:
-    _STATE.append(value)
+def _square(offset: int, task: int) -> tuple[int, int, int]:
+    return task, task * task + offset, os.getpid()
 
 
-def _square(task: int) -> tuple[int, int, int]:
-    return task, task * task + _STATE[0], os.getpid()
-
-
-def _fail(task: int) -> int:
+def _fail(context, task: int) -> int:
     if task == 3:
         raise ValueError("task 3 failed")
     return task
 
 
 def test_results_come_back_in_task_order_from_other_processes():
-    got = list(ordered_map(_square, range(20), jobs=2, initializer=_remember, initargs=(100,)))
+    got = list(ordered_map(_square, range(20), jobs=2, context=100))
     assert [g[:2] for g in got] == [(n, n * n + 100) for n in range(20)]
     assert os.getpid() not in {g[2] for g in got}
-    assert _STATE == []  # the initializer ran in the workers, not here
 
 
 def test_a_failing_task_raises_in_the_consumer():
     with pytest.raises(ValueError, match="task 3 failed"):
-        list(ordered_map(_fail, range(6), jobs=2, initializer=_remember, initargs=(0,)))
+        list(ordered_map(_fail, range(6), jobs=2, context=None))
 
 
 def test_tasks_are_taken_only_as_results_are_consumed():
@@ -43,7 +35,31 @@ def test_tasks_are_taken_only_as_results_are_consumed():
             taken.append(n)
             yield n
 
-    results = ordered_map(_square, tasks(), jobs=2, initializer=_remember, initargs=(0,), ahead=3)
+    results = ordered_map(_square, tasks(), jobs=2, context=0, ahead=3)
     next(results)
     assert len(taken) <= 4  # three in flight, and the one that waited for room
     results.close()
+
+
+def _scaled(context: dict, task: int) -> tuple[int, int]:
+    return task * context["factor"], os.getpid()
+
+
+def test_each_worker_receives_the_context_it_was_forked_with():
+    """One worker mechanism: the context is handed to each forked worker, no module global holds it."""
+    got = list(ordered_map(_scaled, range(10), jobs=2, context={"factor": 3}))
+    assert [g[0] for g in got] == [n * 3 for n in range(10)]
+    assert os.getpid() not in {g[1] for g in got}
+
+
+def _die(context, task: int) -> int:
+    if task == 2:
+        os._exit(1)
+    return task
+
+
+def test_a_worker_that_dies_is_reported_instead_of_waited_for():
+    from sitegen.core.workers import WorkerLost
+
+    with pytest.raises(WorkerLost, match=r"worker process \d+ ended"):
+        list(ordered_map(_die, range(5), jobs=2, context=None))

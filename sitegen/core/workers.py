@@ -1,0 +1,96 @@
+"""Forked worker processes that hand results back in order and never run far ahead of whoever consumes them."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections import deque
+from multiprocessing.connection import wait
+from typing import Any, Callable, Iterable, Iterator
+
+class WorkerLost(RuntimeError):
+    """A worker process ended before it returned the result of a task it had taken."""
+
+
+def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jobs: int, context: Any,
+                ahead: int | None = None) -> Iterator[Any]:
+    """function(context, task) for each task in `jobs` forked processes, yielded in task order.
+
+    Each worker receives `context` as it was when the workers were forked: it is inherited, never pickled, and lives
+    in the worker's own frame, so no module has to hold it. At most `ahead` tasks (default 2 per process) are in
+    flight: feeding everything at once lets workers pile finished results up in the parent whenever the parent
+    (writing pages, comparing runs) is the slower side. A new task goes to the worker with the fewest in flight.
+    """
+    limit = ahead or 2 * jobs
+    forking = multiprocessing.get_context("fork")
+    workers: list[tuple[Any, Any]] = []  # (process, the parent's end of its pipe)
+    finished = False
+    try:
+        for _ in range(jobs):
+            ours, theirs = forking.Pipe()
+            process = forking.Process(target=_serve, args=(function, context, theirs), daemon=True)
+            process.start()
+            theirs.close()  # the worker holds the only other end, so its end of the pipe closing means it is gone
+            workers.append((process, ours))
+        in_flight = [0] * jobs
+        pending: deque[int] = deque()  # task indexes not yet yielded, in order
+        done: dict[int, Any] = {}
+        for index, task in enumerate(tasks):
+            if len(pending) >= limit:
+                yield _next_result(pending, done, workers, in_flight)
+            chosen = min(range(jobs), key=in_flight.__getitem__)
+            try:
+                workers[chosen][1].send((index, task))
+            except OSError:
+                raise WorkerLost(f"worker process {workers[chosen][0].pid} ended before it took a task") from None
+            in_flight[chosen] += 1
+            pending.append(index)
+        while pending:
+            yield _next_result(pending, done, workers, in_flight)
+        finished = True
+    finally:
+        for process, conn in workers:
+            if finished:
+                conn.send(None)
+            else:
+                process.terminate()
+        for process, conn in workers:
+            process.join()
+            conn.close()
+
+
+def _next_result(pending: deque, done: dict[int, Any], workers: list, in_flight: list[int]) -> Any:
+    """The oldest pending task's result; whatever else arrives meanwhile is kept, so no worker waits to hand over."""
+    wanted = pending.popleft()
+    conns = {conn: number for number, (_, conn) in enumerate(workers)}
+    while wanted not in done:
+        for conn in wait(list(conns)):
+            try:
+                index, ok, value = conn.recv()
+            except (EOFError, OSError):
+                raise WorkerLost(f"worker process {workers[conns[conn]][0].pid} ended while it had a task") from None
+            in_flight[conns[conn]] -= 1
+            done[index] = (ok, value)
+    ok, value = done.pop(wanted)
+    if not ok:
+        raise value
+    return value
+
+
+def _serve(function: Callable[[Any, Any], Any], context: Any, conn) -> None:
+    """A worker's loop: take a task, send back (index, ok, result or error), until told to stop."""
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return  # the parent is gone
+        if message is None:
+            return
+        index, task = message
+        try:
+            reply = (index, True, function(context, task))
+        except Exception as error:  # noqa: BLE001 - every error is the consumer's to see
+            reply = (index, False, error)
+        try:
+            conn.send(reply)
+        except Exception as error:  # noqa: BLE001 - a result or error that cannot be pickled
+            conn.send((index, False, RuntimeError(f"task {index}: its result could not be sent back: {error!r}")))

@@ -1,0 +1,174 @@
+"""A schema written out as generated Python for a fast yes/no test; only a document it refuses goes through the reporting closures."""
+
+from __future__ import annotations
+
+import json
+from typing import Callable
+
+from sitegen.load.schemabasics import compile_pattern, format_of, is_calendar_date
+from sitegen.load.schemacompiler import Compiler
+
+
+class Acceptor:
+    """Writes one schema out as plain Python source for a yes/no test, so a valid document is accepted fast.
+
+    The reporting closures above pay for their pointers and messages at every node; nearly every document is
+    valid, so it is first run through this generated test, and only a document it does not accept goes through
+    the closures, which then say what is wrong. The test is never more lenient than the closures: anything it
+    does not know makes it answer no.
+    """
+
+    def __init__(self, compiler: Compiler):
+        self.compiler = compiler
+        self.names: dict[str, object] = {}
+        self.functions: list[str] = []
+        self.refs: dict[str, str] = {}
+        self.count = 0
+
+    def fresh_name(self) -> str:
+        self.count += 1
+        return f"f{self.count}"
+
+    _TYPE_EXPRESSION = {"object": "type({0}) is dict", "array": "type({0}) is list", "string": "type({0}) is str",
+                        "boolean": "type({0}) is bool", "null": "{0} is None", "integer": "type({0}) is int",
+                        "number": "type({0}) in (int, float)"}  # as TYPE_TEST
+
+    def type_expression(self, schema: dict, var: str) -> str:
+        schema = self.compiler.resolve(schema)
+        expected = schema.get("type")
+        if expected is None:
+            return f"{self.constant(self.compiler.type_test(schema))}({var})"
+        types = expected if isinstance(expected, list) else [expected]
+        return "(" + " or ".join(self._TYPE_EXPRESSION[t].format(var) for t in types) + ")"
+
+    def constant(self, value: object) -> str:
+        name = f"k{len(self.names)}"
+        self.names[name] = value
+        return name
+
+    def build(self, schema: dict) -> Callable[[object], bool]:
+        entry = self.function(schema)
+        namespace: dict[str, object] = dict(self.names)
+        exec("\n".join(self.functions), namespace)  # source written above from the shipped schema only, never from records
+        test = namespace[entry]
+
+        def accepts(value: object) -> bool:
+            try:
+                return test(value)
+            except Exception:  # a shape the test did not foresee: let the closures judge it
+                return False
+
+        return accepts
+
+    def function(self, schema: dict) -> str:
+        if "$ref" in schema:
+            ref = schema["$ref"]
+            if ref not in self.refs:
+                self.refs[ref] = self.fresh_name()
+                self.define(self.refs[ref], self.compiler.resolve(schema))
+            return self.refs[ref]
+        name = self.fresh_name()
+        self.define(name, schema)
+        return name
+
+    def define(self, name: str, schema: dict) -> None:
+        lines = [f"def {name}(v):"]
+        lines += ["    " + line for line in self.statements(schema)]
+        lines.append("    return True")
+        self.functions.append("\n".join(lines))
+
+    def test(self, schema: dict, var: str) -> str:
+        """An expression that is true when `var` passes `schema`."""
+        if "$ref" in schema or "oneOf" in schema or "properties" in schema or "items" in schema or "required" in schema \
+                or "additionalProperties" in schema:
+            return f"{self.function(schema)}({var})"
+        if set(schema) - Compiler.KNOWN:
+            return "False"
+        if "const" in schema:
+            return f"{var} == {self.constant(schema['const'])}"
+        if "enum" in schema:
+            return f"(not isinstance({var}, (dict, list, bool)) and {var} in {self.constant(frozenset(schema['enum']))})"
+        parts = []
+        if "type" in schema:
+            parts.append(self.type_expression(schema, var))
+        if "minLength" in schema:
+            parts.append(f"len({var}) >= {int(schema['minLength'])}")
+        if "maxLength" in schema:
+            parts.append(f"(type({var}) is not str or len({var}) <= {int(schema['maxLength'])})")
+        if "pattern" in schema:
+            parts.append(f"{self.constant(compile_pattern(schema['pattern']))}.search({var}) is not None")
+        if "minimum" in schema:
+            parts.append(f"{var} >= {self.constant(schema['minimum'])}")
+        if "maximum" in schema:
+            parts.append(f"{var} <= {self.constant(schema['maximum'])}")
+        if format_of(schema) == "date":
+            parts.append(f"{self.constant(is_calendar_date)}({var})")
+        if "minItems" in schema or "maxItems" in schema or "uniqueItems" in schema or "minProperties" in schema \
+                or "propertyNames" in schema:
+            return f"{self.function(schema)}({var})"
+        return "(" + " and ".join(parts) + ")" if parts else "True"
+
+    def statements(self, schema: dict) -> list[str]:
+        """Lines that return False when `v` fails `schema` (the body of a generated function)."""
+        if set(schema) - Compiler.KNOWN:
+            return ["return False"]
+        if "oneOf" in schema:
+            lines = []
+            for option in schema["oneOf"]:
+                lines += [f"if {self.type_expression(option, 'v')}:", f"    return {self.test(option, 'v')}"]
+            return lines + ["return False"]
+        if "const" in schema or "enum" in schema:
+            return [f"if not {self.test(schema, 'v')}:", "    return False"]
+        lines = []
+        if "type" in schema:
+            lines += [f"if not {self.type_expression(schema, 'v')}:", "    return False"]
+        if "properties" in schema or "additionalProperties" in schema or "required" in schema:
+            lines += self.object_lines(schema)
+        elif "items" in schema or "minItems" in schema:
+            lines += self.array_lines(schema)
+        else:
+            scalar = {k: schema[k] for k in ("minLength", "maxLength", "pattern", "minimum", "maximum", "format") if k in schema}
+            if scalar:
+                lines += [f"if not {self.test(scalar, 'v')}:", "    return False"]
+        return lines
+
+    def object_lines(self, schema: dict) -> list[str]:
+        lines = []
+        required = schema.get("required", ())
+        if required:
+            lines += [f"if not {self.constant(frozenset(required))} <= v.keys():", "    return False"]
+        if "minProperties" in schema:
+            lines += [f"if len(v) < {int(schema['minProperties'])}:", "    return False"]
+        names = schema.get("propertyNames")
+        if names is not None:
+            if "enum" not in names:
+                return ["return False"]
+            lines += [f"if not {self.constant(frozenset(names['enum']))} >= v.keys():", "    return False"]
+        properties = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        lines.append("for key, x in v.items():")
+        branch = "if"
+        for key, sub in properties.items():
+            lines += [f"    {branch} key == {self.constant(key)}:", f"        if not {self.test(sub, 'x')}:", "            return False"]
+            branch = "elif"
+        if extra is False:
+            lines += ["    else:" if properties else "    if True:", "        return False"]
+        elif isinstance(extra, dict):
+            lines += ["    else:" if properties else "    if True:", f"        if not {self.test(extra, 'x')}:", "            return False"]
+        elif not properties:
+            lines.append("    pass")
+        return lines
+
+    def array_lines(self, schema: dict) -> list[str]:
+        lines = []
+        if "minItems" in schema:
+            lines += [f"if len(v) < {int(schema['minItems'])}:", "    return False"]
+        if "maxItems" in schema:
+            lines += [f"if len(v) > {int(schema['maxItems'])}:", "    return False"]
+        if "items" in schema:
+            lines += ["for x in v:", f"    if not {self.test(schema['items'], 'x')}:", "        return False"]
+        if schema.get("uniqueItems"):
+            dumps = self.constant(json.dumps)
+            lines += [f"if len(v) > 1 and len({{x if type(x) is str else {dumps}(x, sort_keys=True) for x in v}}) != len(v):",
+                      "    return False"]
+        return lines

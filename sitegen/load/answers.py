@@ -1,0 +1,302 @@
+"""The answers files, read one answer at a time (in forked workers when asked), checked against the other records and packed."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitegen.core import model as m
+from sitegen.core.errors import Diagnostic
+from sitegen.core.errors import did_you_mean as _hint
+from sitegen.core.workers import ordered_map
+from sitegen.load.jsonread import JsonText, NotStreamable, read_json_text
+from sitegen.load.reading import Collector, read_file
+from sitegen.load.schema import checked_items
+from sitegen.load.spool import AnswerSpool, PackedRun, pack_answers
+
+
+_KINDS = {m.FLAW: m.FLAW, m.STRENGTH: m.STRENGTH}
+
+
+class _Shared(dict):
+    """One copy of each repeated value: the same quote, wording or span recurs in every repetition and run."""
+
+    def one(self, value):
+        return self.setdefault(value, value)
+
+
+def _finding(raw: dict, trace: bool, shared: _Shared) -> m.Finding:
+    location = raw["location"]
+    intern = sys.intern  # ids and rule names repeat across hundreds of thousands of answers
+    quote = raw["quote"]
+    return m.Finding(
+        id=intern(raw["id"]), kind=_KINDS[raw["kind"]], rule=intern(raw["rule"]),
+        supporting_rules=shared.one(tuple(intern(x) for x in raw["supporting_rules"])) if raw["supporting_rules"] else (),
+        missing=raw["missing"], quote=shared.one(quote) if quote is not None else None,
+        location=shared.one(tuple(location["lines"])) if location else None,
+        wording=shared.one(raw["wording"]),
+        trace=shared.one(tuple(intern(x) for x in raw["trace"])) if trace and raw["trace"] else (),
+    )
+
+
+def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: Collector, *, merge: bool | None, shared: _Shared) -> m.EngineAnswer:
+    # pointers are spelled out only when something is wrong: this runs for every answer of every run
+    ids: dict[str, str] = {}
+    reviewers = []
+    reviewer_ids: set[str] = set()
+    for r_index, reviewer in enumerate(raw["reviewers"]):
+        if reviewer["id"] in reviewer_ids:
+            out.at(doc, f"{pointer}/reviewers/{r_index}/id", f'duplicate reviewer id "{reviewer["id"]}"', "record.duplicate-id")
+        reviewer_ids.add(reviewer["id"])
+        findings = []
+        for f_index, f in enumerate(reviewer["findings"]):
+            fid = f["id"]
+            if fid in ids:
+                out.at(doc, f"{pointer}/reviewers/{r_index}/findings/{f_index}/id",
+                       f'duplicate finding id "{fid}" (first at {ids[fid]})', "record.duplicate-id")
+            else:
+                ids[fid] = f"reviewer {reviewer['id']}"
+            location = f["location"]
+            if location and location["lines"][0] > location["lines"][1]:
+                out.at(doc, f"{pointer}/reviewers/{r_index}/findings/{f_index}/location/lines",
+                       "a location's first line comes after its last line", "record.line-span")
+            findings.append(_finding(f, False, shared))
+        reviewers.append(m.Reviewer(sys.intern(reviewer["id"]), tuple(findings)))
+    reviewer_finding_ids = set(ids)
+    for c_index, correction in enumerate(raw["quote_corrections"]):
+        if correction["finding"] not in reviewer_finding_ids:
+            out.at(doc, f"{pointer}/quote_corrections/{c_index}/finding",
+                   f'quote correction for unknown reviewer finding "{correction["finding"]}"{_hint(correction["finding"], reviewer_finding_ids)}',
+                   "record.dangling-reference")
+    report = None
+    if raw["report"] is not None:
+        report_findings = []
+        for f_index, f in enumerate(raw["report"]["findings"]):
+            fid = f["id"]
+            if fid in ids:
+                out.at(doc, f"{pointer}/report/findings/{f_index}/id", f'duplicate finding id "{fid}" (first at {ids[fid]})',
+                       "record.duplicate-id")
+            else:
+                ids[fid] = "the report"
+            for t_index, target in enumerate(f["trace"]):
+                if target not in reviewer_finding_ids:
+                    out.at(doc, f"{pointer}/report/findings/{f_index}/trace/{t_index}",
+                           f'trace to non-existent reviewer finding "{target}"{_hint(target, reviewer_finding_ids)}', "record.dangling-trace")
+            location = f["location"]
+            if location and location["lines"][0] > location["lines"][1]:
+                out.at(doc, f"{pointer}/report/findings/{f_index}/location/lines",
+                       "a location's first line comes after its last line", "record.line-span")
+            report_findings.append(_finding(f, True, shared))
+        report = tuple(report_findings)
+    if raw["status"] != m.COMPLETED and ids:
+        # a crashed answer (or rerun) finished nothing, so it can have given no findings: any it carries were made up
+        out.at(doc, f"{pointer}/status", f"the answer crashed, so it cannot carry findings (it has {len(ids)})", "record.crashed-findings")
+    if merge is not None and raw["status"] == m.COMPLETED:
+        if merge and report is None:
+            out.at(doc, f"{pointer}/report", "the run goes through the merge, so the answer needs a report", "record.report-missing")
+        elif not merge and report is not None:
+            out.at(doc, f"{pointer}/report", "the run does not go through the merge, so report must be null", "record.report-unexpected")
+    corrections = tuple(m.QuoteCorrection(c["finding"], c["before"], c["after"]) for c in raw["quote_corrections"]) if raw["quote_corrections"] else ()
+    return m.EngineAnswer(raw["status"], tuple(reviewers), corrections, report)
+
+
+@dataclass(frozen=True)
+class AnswersContext:
+    """What checking an answers file needs from the records read before it; forked workers inherit it."""
+
+    root: Path
+    runs: dict[str, m.Run] | None  # None: that records file did not load, so the checks against it wait
+    suites: dict[tuple[str, int], m.Suite] | None
+    case_versions: dict[str, m.CaseVersion] | None
+    setups: dict[str, m.Setup] | None
+
+
+@dataclass(frozen=True)
+class AnswersTask:
+    """One answers file to read, and how the configuration publishes it."""
+
+    name: str
+    internal: frozenset[str]
+    published: bool
+
+
+@dataclass(frozen=True)
+class _AnswersRead:
+    """What a worker sends back for one answers file: never the answers themselves, only their packed runs."""
+
+    source: m.SourceFile | None
+    diagnostics: tuple[Diagnostic, ...]
+    packed: tuple[PackedRun, ...] | None  # None when the file could not be read or failed its schema
+
+
+def _read_one(context: AnswersContext, task: AnswersTask, out: Collector, files: dict[str, m.SourceFile], earlier: AnswerSpool,
+              shared: _Shared) -> dict[tuple[str, str, int], m.Answer] | None:
+    """One answers file, read the same way here and in a worker."""
+    return _read_answers(context.root, task.name, out, files, earlier, internal=task.internal, runs=context.runs,
+                         suites=context.suites, case_versions=context.case_versions, setups=context.setups,
+                         published=task.published, shared=shared)
+
+
+def read_answers_here(context: AnswersContext, tasks: tuple[AnswersTask, ...], out: Collector, files: dict[str, m.SourceFile],
+                       answers: AnswerSpool) -> list[str]:
+    """Every answers file in this process; the names of those that could not be read."""
+    broken = []
+    shared = _Shared()
+    for task in tasks:
+        # one answers file at a time, one answer at a time: only this file's answers are alive, then they are packed
+        read = _read_one(context, task, out, files, answers, shared)
+        if read is not None:
+            answers.add(read.values())
+        if read is None:
+            broken.append(task.name)
+        del read
+    return broken
+
+
+def read_answers_apart(context: AnswersContext, tasks: tuple[AnswersTask, ...], out: Collector, files: dict[str, m.SourceFile],
+                        answers: AnswerSpool, *, jobs: int) -> list[str]:
+    """Every answers file in forked workers, taken in file order; the names of those that could not be read.
+
+    A worker checks its file against the records but not against the other answers files. Should one of its answers
+    already stand in an earlier file, the file is read again here, against those, so the problems are as with one process.
+    """
+    broken = []
+    for task, read in zip(tasks, ordered_map(_read_in_worker, tasks, jobs=jobs, context=context)):
+        if read.packed is not None and _any_earlier(read.packed, answers):
+            read = _read_packed(context, task, answers)
+        if not _take(read, task.name, out, files, answers):
+            broken.append(task.name)
+    return broken
+
+
+def _read_packed(context: AnswersContext, task: AnswersTask, earlier: AnswerSpool) -> _AnswersRead:
+    """One answers file read, checked against the records and the `earlier` answers, and packed."""
+    out, files = Collector(), {}
+    read = _read_one(context, task, out, files, earlier, _Shared())
+    return _AnswersRead(files.get(task.name), tuple(out.diagnostics), None if read is None else pack_answers(read.values()))
+
+
+def _take(read: _AnswersRead, name: str, out: Collector, files: dict[str, m.SourceFile], answers: AnswerSpool) -> bool:
+    """Add what was read of one answers file, as reading it here would have; whether it could be read."""
+    if read.source is not None:
+        files[name] = read.source
+    out.diagnostics.extend(read.diagnostics)
+    if read.packed is not None:
+        answers.add_packed(read.packed)
+    return read.packed is not None
+
+
+def _any_earlier(packed: tuple[PackedRun, ...], answers: AnswerSpool) -> bool:
+    """Whether any of these answers was already read from an earlier file."""
+    return any((part.run, case_version, repetition) in answers for part in packed for case_version, repetition, _ in part.keys)
+
+
+def _read_in_worker(context: AnswersContext, task: AnswersTask) -> _AnswersRead:
+    """One answers file read, checked and packed in a worker, against no other answers file."""
+    return _read_packed(context, task, AnswerSpool())
+
+
+def _read_answers(root: Path, name: str, out: Collector, files: dict[str, m.SourceFile], earlier: AnswerSpool, *,
+                  internal: frozenset[str], **context) -> dict[tuple[str, str, int], m.Answer] | None:
+    """One answers file read answer by answer (never its whole tree at once); None when it cannot be read or fails its schema.
+
+    Anything unusual (bad JSON, a schema problem) sends the file through read_file instead, which parses it whole and
+    reports exactly what is wrong, as for every other records file.
+    """
+    path = root / name
+    try:
+        data = path.read_bytes()
+    except OSError:
+        data = None
+    if data is not None:
+        doc, problems = read_json_text(str(path), data)
+        if not problems:
+            files[name] = m.SourceFile(str(path), hashlib.sha256(data).hexdigest(), len(data))
+            del data
+            found = Collector()
+            try:
+                read = _answers(doc, checked_items(doc, "answers", "answers"), name, found, earlier, **context)
+            except NotStreamable:
+                pass
+            else:
+                out.diagnostics.extend(found.diagnostics)
+                return read
+    doc = read_file(root, name, "answers", out, files, internal=internal)
+    return None if doc is None else _answers(doc, enumerate(doc.value["answers"]), name, out, earlier, **context)
+
+
+def _answers(doc: JsonText, items, name: str, out: Collector, earlier: AnswerSpool, *, runs: dict, suites: dict, case_versions: dict,
+             setups: dict, published: bool, shared: _Shared) -> dict[tuple[str, str, int], m.Answer]:
+    """The answers of one file, checked against the records and against the answers of the files read before it."""
+    answers: dict[tuple[str, str, int], m.Answer] = {}
+    members = {key: frozenset(suite.case_versions) for key, suite in (suites or {}).items()}  # a suite holds up to thousands
+    leaked: dict[str, list] = {}  # unpublished run -> [pointer of its first answer here, how many answers]
+    for index, a in items:
+        pointer = f"/answers/{index}"
+        run = runs.get(a["run"]) if runs is not None else None
+        if runs is not None and run is None:
+            out.at(doc, f"{pointer}/run", f'answer for unknown run "{a["run"]}"{_hint(a["run"], runs)}', "record.dangling-reference")
+            continue
+        if run is not None and published and not run.published:
+            leaked.setdefault(run.id, [f"{pointer}/run", 0])[1] += 1
+        if case_versions is not None and a["case_version"] not in case_versions:
+            out.at(doc, f"{pointer}/case_version", f'answer for unknown case version "{a["case_version"]}"{_hint(a["case_version"], case_versions)}',
+                   "record.dangling-reference")
+            continue
+        suite = members.get((run.suite, run.suite_version)) if run is not None else None
+        if suite is not None and a["case_version"] not in suite:
+            out.at(doc, f"{pointer}/case_version", f'case version "{a["case_version"]}" is not in suite {run.suite} version {run.suite_version}',
+                   "record.dangling-reference")
+        if run is not None and a["repetition"] > run.repetitions:
+            out.at(doc, f"{pointer}/repetition", f"repetition {a['repetition']} but run {run.id} has {run.repetitions}", "record.repetition")
+        setup = setups.get(run.setup) if run is not None and setups is not None else None
+        merge = setup.merge if setup else None
+        key = (a["run"], a["case_version"], a["repetition"])
+        if key in answers or key in earlier:
+            also = answers[key].source if key in answers else earlier.source(key)
+            out.at(doc, pointer, f"duplicate answer for run {key[0]}, case version {key[1]}, repetition {key[2]} (also in {also})",
+                   "record.duplicate-id")
+            continue
+        if run is not None and run.status == m.COMPLETED and a["status"] != m.COMPLETED:
+            out.at(doc, f"{pointer}/status", f"run {run.id} completed, so its answers must be completed; mark the run crashed instead",
+                   "record.crashed-answer")
+        answer = _engine_answer(doc, pointer, a, out, merge=merge, shared=shared)
+        rerun = None
+        if a["rerun"] is not None:
+            rerun = _engine_answer(doc, f"{pointer}/rerun", a["rerun"], out, merge=merge, shared=shared)
+        answers[key] = m.Answer(a["run"], a["case_version"], a["repetition"], answer, rerun, name)
+    for run_id, (first, count) in leaked.items():  # once per run: a leaked run has as many answers as cases times repetitions
+        more = f" (and {count - 1} more of its answers in this file)" if count > 1 else ""
+        out.at(doc, first, f'answer of unpublished run "{run_id}" in a published file{more}', "publish.unpublished-run")
+    return answers
+
+
+def check_completeness(doc: JsonText, runs: tuple[m.Run, ...], answers: AnswerSpool, suites: dict, out: Collector) -> None:
+    """Every completed published run has every answer: counted from the answers there are, so no loop runs over a number
+    read from the records (a run of 10**20 repetitions is refused by its schema, and never counted out here)."""
+    present = Counter((run_id, cv) for run_id, cv, _ in answers)  # the answers' repetitions are checked against their run
+    for index, run in enumerate(runs):
+        if not run.published or run.status != m.COMPLETED:
+            continue
+        suite = suites.get((run.suite, run.suite_version))
+        if suite is None:
+            continue
+        short = [(cv, run.repetitions - present[run.id, cv]) for cv in suite.case_versions if present[run.id, cv] < run.repetitions]
+        if not short:
+            continue
+        missing = sum(count for _, count in short)
+        shown = []
+        for cv, _ in short[:5]:
+            for rep in range(1, run.repetitions + 1):  # at most the schema's maximum, and only until five are named
+                if (run.id, cv, rep) not in answers:
+                    shown.append(f"{cv} repetition {rep}")
+                    if len(shown) == 5:
+                        break
+            if len(shown) == 5:
+                break
+        more = f" and {missing - len(shown)} more" if missing > len(shown) else ""
+        out.at(doc, f"/runs/{index}", f"completed published run {run.id} lacks {missing} answer(s): {', '.join(shown)}{more}",
+               "record.answer-missing")

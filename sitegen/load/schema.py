@@ -1,0 +1,88 @@
+"""Checks records against the published JSON Schemas themselves, so the loader and the schemas cannot drift apart."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Callable
+
+from sitegen.core.errors import did_you_mean  # noqa: F401 (the hint, for modules that still import it from here)
+from sitegen.load.acceptor import Acceptor
+from sitegen.load.jsonread import NotStreamable, escape_pointer, iter_json_items
+from sitegen.load.schemabasics import Check, Path, Report
+from sitegen.load.schemacompiler import Compiler
+
+
+@lru_cache(maxsize=None)
+def load_schema(name: str) -> dict:
+    """The schema shipped in sitegen/schemas/<name>.schema.json."""
+    return json.loads(resources.files("sitegen").joinpath(f"schemas/{name}.schema.json").read_text("utf-8"))
+
+
+def schema_names() -> tuple[str, ...]:
+    folder = resources.files("sitegen").joinpath("schemas")
+    return tuple(sorted(p.name[: -len(".schema.json")] for p in folder.iterdir() if p.name.endswith(".schema.json")))
+
+
+def pointer(path: Path) -> str:
+    parts = []
+    while path is not None:
+        path, key = path
+        parts.append(escape_pointer(key))
+    return "".join("/" + p for p in reversed(parts))
+
+
+def validate(name: str, value: object, report: Report) -> None:
+    """Check a document against the shipped schema `name`, reporting every problem with its JSON pointer."""
+    if _accepted(name, None)(value):
+        return
+    _compiled(name)(value, None, lambda path, message, code: report(pointer(path), message, code))
+
+
+def validate_item(name: str, key: str, index: int, value: object, report: Report) -> None:
+    """Check one item of the array under top-level `key`, for a file read item by item; pointers as with validate."""
+    if _accepted(name, key)(value):
+        return
+    _compiled_item(name, key)(value, ((None, key), index), lambda path, message, code: report(pointer(path), message, code))
+
+
+def checked_items(doc, schema: str, key: str):
+    """The items of a file read item by item (jsonread.iter_json_items), each checked; the first problem stops the stream.
+
+    The caller then reads the file whole, which places every problem exactly as for any other file.
+    """
+    def refuse(pointer: str, message: str, code: str) -> None:
+        raise NotStreamable()
+
+    for index, item in iter_json_items(doc, key):
+        validate_item(schema, key, index, item, refuse)
+        yield index, item
+    validate(schema, doc.value, refuse)  # the other top-level members, with the array left empty
+
+
+@lru_cache(maxsize=None)
+def _accepted(name: str, key: str | None) -> Callable[[object], bool]:
+    """The generated yes/no test of a schema (or of the items under `key`), built once per process."""
+    schema = load_schema(name)
+    part = schema if key is None else schema["properties"][key]["items"]
+    return Acceptor(Compiler(schema)).build(part)
+
+
+@lru_cache(maxsize=None)
+def _compiled_item(name: str, key: str) -> Check:
+    schema = load_schema(name)
+    return Compiler(schema).compile(schema["properties"][key]["items"])
+
+
+@lru_cache(maxsize=None)
+def _compiled(name: str) -> Check:
+    """Each shipped schema is compiled into closures once per process."""
+    schema = load_schema(name)
+    return Compiler(schema).compile(schema)
+
+
+def schema_files() -> tuple[tuple[str, bytes], ...]:
+    """The shipped schemas as (name under downloads/, exact bytes), for publication beside the records."""
+    folder = resources.files("sitegen").joinpath("schemas")
+    return tuple((f"schemas/{name}.schema.json", folder.joinpath(f"{name}.schema.json").read_bytes()) for name in schema_names())

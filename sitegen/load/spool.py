@@ -1,0 +1,228 @@
+"""A large publication's answers kept packed in memory, one run unpacked at a time, so memory does not grow with runs."""
+
+from __future__ import annotations
+
+import marshal
+import zlib
+from collections import OrderedDict
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Callable, ContextManager, Iterable, Iterator, Mapping
+
+from sitegen.core import model as m
+
+Key = tuple[str, str, int]  # (run, case version, repetition)
+
+
+class _Unpacked:
+    """The last few runs unpacked, each inside the `unpacking` context its owner's caller chose.
+
+    Unpacking makes hundreds of thousands of small objects that all stay alive: the build passes a collector policy
+    (core/collector.frozen_when_made) so that no collection rescans them; a library default does nothing.
+    """
+
+    def __init__(self, keep: int, unpacking: Callable[[], ContextManager] = nullcontext):
+        self.keep = keep
+        self.unpacking = unpacking
+        self.runs: OrderedDict[str, object] = OrderedDict()
+
+    def get(self, run: str, unpack):
+        found = self.runs.get(run)
+        if found is not None:
+            self.runs.move_to_end(run)
+            return found
+        with self.unpacking():
+            found = unpack(run)
+        self.runs[run] = found
+        while len(self.runs) > self.keep:
+            self.runs.popitem(last=False)
+        return found
+
+    def forget(self, run: str) -> None:
+        self.runs.pop(run, None)
+
+
+class AnswerSpool(Mapping[Key, m.Answer]):
+    """The answers of every run, mapped by (run, case version, repetition) like a dict.
+
+    Each records file's answers are packed per run (marshal of plain tuples, then zlib) as the loader finishes the
+    file; reading one answer unpacks its whole run, and only the last `keep` runs stay unpacked. Every consumer
+    works run by run (scoring, a run's pages), so each run is unpacked about once per pass.
+    """
+
+    def __init__(self, keep: int = 2, *, unpacking: Callable[[], ContextManager] = nullcontext):
+        self._sources: dict[str, dict[tuple[str, int], str]] = {}  # run -> (case version, repetition) -> records file
+        self._packs: dict[str, list[bytes]] = {}
+        self._unpacked = _Unpacked(keep, unpacking)
+
+    def add(self, answers: Iterable[m.Answer]) -> None:
+        """Pack answers (of one records file, typically) and forget the objects."""
+        self.add_packed(pack_answers(answers))
+
+    def add_packed(self, packed: Iterable[PackedRun]) -> None:
+        """Take runs packed elsewhere (a worker process), as `add` would have packed them."""
+        for part in packed:
+            sources = self._sources.setdefault(part.run, {})
+            for case_version, repetition, source in part.keys:
+                sources[(case_version, repetition)] = source
+            self._packs.setdefault(part.run, []).append(part.blob)
+            self._unpacked.forget(part.run)
+
+    def source(self, key: Key) -> str | None:
+        """The records file an answer came from, without unpacking it."""
+        return self._sources.get(key[0], {}).get((key[1], key[2]))
+
+    def __getitem__(self, key: Key) -> m.Answer:
+        run, case_version, repetition = key
+        if (case_version, repetition) not in self._sources.get(run, ()):
+            raise KeyError(key)
+        return self._run(run)[(case_version, repetition)]
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            run, case_version, repetition = key  # type: ignore[misc]
+        except (TypeError, ValueError):
+            return False
+        return (case_version, repetition) in self._sources.get(run, ())
+
+    def __iter__(self) -> Iterator[Key]:
+        for run, sources in self._sources.items():
+            for case_version, repetition in sources:
+                yield (run, case_version, repetition)
+
+    def __len__(self) -> int:
+        return sum(len(s) for s in self._sources.values())
+
+    def _run(self, run: str) -> dict[tuple[str, int], m.Answer]:
+        return self._unpacked.get(run, self._unpack)
+
+    def _unpack(self, run: str) -> dict[tuple[str, int], m.Answer]:
+        unpacked = {}
+        packs = self._packs[run]
+        unpacker = _Unpacker(len(packs))
+        for pack in packs:
+            findings, engines, rows = marshal.loads(zlib.decompress(pack))
+            engine = unpacker.engines(findings, engines)
+            for case_version, repetition, answer, rerun, source in rows:
+                unpacked[(case_version, repetition)] = m.Answer(run, case_version, repetition, engine[answer], engine[rerun], source)
+        return unpacked
+
+
+@dataclass(frozen=True)
+class PackedRun:
+    """One run's answers from one records file, packed: small and cheap to send from a worker, unlike the answers."""
+
+    run: str
+    keys: tuple[tuple[str, int, str], ...]  # (case version, repetition, records file), in the file's order
+    blob: bytes
+
+
+def pack_answers(answers: Iterable[m.Answer]) -> tuple[PackedRun, ...]:
+    """Answers grouped by run in order of first appearance, each run's packed into one blob."""
+    by_run: dict[str, list[m.Answer]] = {}
+    for answer in answers:
+        by_run.setdefault(answer.run, []).append(answer)
+    return tuple(PackedRun(run, tuple((a.case_version, a.repetition, a.source) for a in items),
+                           zlib.compress(marshal.dumps(_Tables().pack(items)), 1))
+                 for run, items in by_run.items())
+
+
+class _Tables:
+    """Packs answers as two tables, each distinct finding and engine answer once, and rows that point into them.
+
+    An engine often repeats itself across repetitions and in its rerun. Finding the repeats here, once, while packing,
+    spares every later unpacking (scoring, verifying, rendering) from hashing whole answers to find them again.
+    """
+
+    def __init__(self):
+        self._findings: dict[tuple, int] = {}
+        self._engines: dict[tuple, int] = {}
+
+    def pack(self, answers: list[m.Answer]) -> tuple:
+        rows = tuple((a.case_version, a.repetition, self._engine(a.answer), self._engine(a.rerun), a.source) for a in answers)
+        return tuple(self._findings), tuple(self._engines), rows
+
+    def _finding(self, f: m.Finding) -> int:
+        t = (f.id, f.kind, f.rule, f.supporting_rules, f.missing, f.quote, f.location, f.wording, f.trace)
+        return self._findings.setdefault(t, len(self._findings))
+
+    def _engine(self, e: m.EngineAnswer | None) -> int:
+        if e is None:
+            return -1  # the last entry of the unpacked engines, which is None
+        t = (e.status, tuple((r.id, tuple(map(self._finding, r.findings))) for r in e.reviewers),
+             tuple((c.finding, c.before, c.after) for c in e.quote_corrections),
+             None if e.report is None else tuple(map(self._finding, e.report)))
+        return self._engines.setdefault(t, len(self._engines))
+
+
+class _Unpacker:
+    """Unpacks one run's tables, each distinct answer and finding once: equal packed values give the very same object.
+
+    The values are frozen, so sharing them is invisible, saves building them again, and makes comparing repeated
+    answers a matter of identity. Within one records file the tables already say what repeats; across the files of
+    one run, findings are matched by their values and answers by the findings they hold.
+    """
+
+    def __init__(self, files: int):
+        self._shared = files > 1  # only then can two files hold the same answer
+        self._findings: dict[tuple, m.Finding] = {}
+        self._engines: dict[tuple, m.EngineAnswer] = {}
+
+    def engines(self, findings: tuple[tuple, ...], engines: tuple[tuple, ...]) -> list[m.EngineAnswer | None]:
+        """The engine answers of one file's tables, in table order, then None (which row index -1 gives)."""
+        shared, known = self._shared, self._findings
+        finding = [known.get(t) or known.setdefault(t, m.Finding(*t)) for t in findings] if shared else [m.Finding(*t) for t in findings]
+        out: list[m.EngineAnswer | None] = []
+        for status, reviewers, corrections, report in engines:
+            engine = m.EngineAnswer(
+                status,
+                tuple([m.Reviewer(rid, tuple([finding[i] for i in found])) for rid, found in reviewers]),
+                tuple([m.QuoteCorrection(*c) for c in corrections]),
+                None if report is None else tuple([finding[i] for i in report]),
+            )
+            out.append(self._engines.setdefault(_identity(engine), engine) if shared else engine)
+        out.append(None)
+        return out
+
+
+def _identity(e: m.EngineAnswer) -> tuple:
+    # findings are shared by value, so equal answers hold the very same findings: their ids stand for them
+    return (e.status, tuple((r.id, tuple(map(id, r.findings))) for r in e.reviewers), e.quote_corrections,
+            None if e.report is None else tuple(map(id, e.report)))
+
+
+class ResultSpool(Mapping[str, m.RunResult]):
+    """Run results mapped by run id like a dict, packed the same way: at scale one run's results hold 30,000 case entries."""
+
+    def __init__(self, keep: int = 2, *, unpacking: Callable[[], ContextManager] = nullcontext):
+        self._packs: dict[str, bytes] = {}
+        self._unpacked = _Unpacked(keep, unpacking)
+
+    def add(self, result: m.RunResult) -> None:
+        self._packs[result.run] = zlib.compress(marshal.dumps(_pack_result(result)), 1)
+        self._unpacked.forget(result.run)
+
+    def __getitem__(self, run: str) -> m.RunResult:
+        return self._unpacked.get(run, lambda r: _unpack_result(marshal.loads(zlib.decompress(self._packs[r]))))
+
+    def __contains__(self, run: object) -> bool:
+        return run in self._packs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._packs)
+
+    def __len__(self) -> int:
+        return len(self._packs)
+
+
+def _pack_result(r: m.RunResult) -> tuple:
+    return (r.run, r.scorer_version, r.matching_method, r.outcome,
+            tuple((x.measure, x.state, x.passed, x.observed, x.failed, x.pending, x.dismissed) for x in r.measures),
+            tuple((c.case_version, c.repetition, c.state, dict(c.measures)) for c in r.cases),
+            tuple((o.measure, o.case_version, o.repetition, o.stage, o.subject, o.result, o.reason, o.detail) for o in r.observations))
+
+
+def _unpack_result(t: tuple) -> m.RunResult:
+    run, version, method, outcome, measures, cases, observations = t
+    return m.RunResult(run, version, method, outcome, tuple(m.MeasureResult(*x) for x in measures),
+                       tuple(m.CaseResult(*c) for c in cases), tuple(m.Observation(*o) for o in observations))

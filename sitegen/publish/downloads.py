@@ -1,0 +1,85 @@
+"""What may leave the building: published files hold no internal field, and are served exactly as checked in."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from sitegen.core import model as m
+from sitegen.core.errors import Diagnostic, PublicationError
+from sitegen.load.jsonread import escape_pointer, parse_json
+
+
+@dataclass(frozen=True)
+class Download:
+    """A published records file: its served name and the file, whose exact bytes are read when they are written."""
+
+    name: str
+    record: str
+    source: m.SourceFile
+
+    @property
+    def data(self) -> bytes:
+        return self.source.data
+
+    @property
+    def size(self) -> int:
+        return self.source.size
+
+    @property
+    def sha256(self) -> str:
+        return self.source.sha256
+
+
+def collect_downloads(records: m.Records) -> tuple[Download, ...]:
+    """The files to publish, refusing any that carries an internal field, names an unpublished run, or is not a records file.
+
+    Each file is read once here (the largest are hundreds of megabytes) and again only when it is written.
+    """
+    problems: list[Diagnostic] = []
+    downloads = []
+    internal = set(records.config.internal_fields)
+    hidden = [r.id for r in records.runs if not r.published]
+    for published in records.config.publish:
+        source = records.files.get(published.record)
+        if source is None:
+            problems.append(Diagnostic(published.record, None, None, None, "published record was not loaded", "publish.unknown-record"))
+            continue
+        data = source.data
+        if _may_hold(data, internal):
+            doc, parse_problems = parse_json(published.record, data)
+            if parse_problems:
+                problems.extend(parse_problems)
+                continue
+            for pointer, key in _keys(doc.value, ""):
+                if key in internal:
+                    problems.append(doc.diagnostic(pointer, f'internal field "{key}" must never reach a published file', "publish.internal-field"))
+        for run_id in hidden:  # ids are safe ASCII, so their JSON form is found in the bytes as they are
+            if json.dumps(run_id).encode("utf-8") in data:
+                problems.append(Diagnostic(published.record, None, None, None,
+                                           f'unpublished run "{run_id}" is mentioned in a published file', "publish.unpublished-run"))
+        del data  # one file at a time: the large ones are read again, checked against their digest, when written
+        downloads.append(Download(published.name, published.record, source))
+    if problems:
+        raise PublicationError(problems)
+    return tuple(sorted(downloads, key=lambda d: d.name))
+
+
+def _may_hold(data: bytes, names: set[str]) -> bool:
+    """Whether the file could hold one of these keys, so that parsing it whole is worth it.
+
+    A key is written "name" unless its letters are escaped (\\u0069...), so a file with neither is free of them. Parsing
+    the largest records whole only to find nothing would cost more memory than the rest of the build.
+    """
+    return bool(names) and (b"\\u" in data or any(json.dumps(name).encode("utf-8") in data for name in names))
+
+
+def _keys(value: object, pointer: str):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            child = f"{pointer}/{escape_pointer(key)}"
+            yield child, key
+            yield from _keys(item, child)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _keys(item, f"{pointer}/{index}")

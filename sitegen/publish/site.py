@@ -1,0 +1,241 @@
+"""Writes the rendered site into a fresh folder beside the target and swaps it in, so a failed build leaves the old site whole."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Iterable, Iterator, Mapping, Sequence
+
+from sitegen.core.errors import Diagnostic, OutFolderError, PublicationError, WriteError
+from sitegen.core.model import InMemoryFile, SourceFile
+from sitegen.render.pages import Page
+from sitegen.publish.swap import locked_folder, staged_prefix, swap_in, sweep
+
+DOWNLOADS = "downloads"
+SUMS = "SHA256SUMS"
+# Written into the root of every site, always the same line (no date: builds stay byte-identical); a later build
+# replaces a folder only if it is empty or holds this file with these bytes. Not a page: not in the sitemap or SHA256SUMS.
+MARKER = ".sitegen-site"
+MARKER_TEXT = b"This folder is a site built by sitegen; the next sitegen build replaces it whole.\n"
+
+
+@dataclass(frozen=True)
+class SiteFile:
+    path: str  # POSIX, relative to the site root
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class SiteManifest:
+    """What was written, so the caller can report it and tests can check it without walking the folder."""
+
+    out_dir: str
+    files: tuple[SiteFile, ...]  # sorted by path
+
+    def file(self, path: str) -> SiteFile:
+        for item in self.files:
+            if item.path == path:
+                return item
+        raise KeyError(path)
+
+
+def check_out_dir(out_dir: Path, *, records_dir: Path | None = None, cwd: Path | None = None) -> Path:
+    """The resolved folder a site may be (re)placed at; raise OutFolderError if replacing it could destroy anything else.
+
+    Refused: the records folder, a folder inside it or holding it; the working folder (`cwd`, by default the current
+    one) or a folder holding it, so `.` and `..`; a path below a file; anything but a folder; a folder that is not
+    empty and is not a site sitegen built (no MARKER file with MARKER_TEXT). Nothing is written or created.
+    """
+    given = str(out_dir)
+
+    def refuse(message: str, code: str) -> OutFolderError:
+        return OutFolderError([Diagnostic(given, None, None, None, message, code)])
+
+    try:
+        target = Path(out_dir).resolve()  # symbolic links followed, `..` taken away: the folder that would be replaced
+    except RuntimeError:  # a loop of symbolic links
+        raise refuse("cannot build the site here: the path is a loop of symbolic links", "out.not-a-folder") from None
+
+    if cwd is None:
+        try:
+            cwd = Path.cwd()
+        except OSError:  # the working folder was deleted: nothing there to protect
+            cwd = None
+    if cwd is not None:
+        here = Path(cwd).resolve()
+        if target == here or target in here.parents:
+            where = "the current folder" if target == here else f"a parent of the current folder {here}"
+            raise refuse(f"cannot build the site into {where}: a build replaces the whole folder it writes; "
+                         "name a sub-folder, such as site", "out.working-folder")
+    if records_dir is not None:
+        records = Path(records_dir).resolve()
+        if target == records:
+            raise refuse("cannot build the site into the records folder: the site would replace the records; name another folder",
+                         "out.records-folder")
+        if records in target.parents:
+            raise refuse(f"cannot build the site inside the records folder {records}; name a folder outside it", "out.records-folder")
+        if target in records.parents:
+            raise refuse(f"cannot build the site into a folder holding the records folder {records}: replacing it would "
+                         "delete the records; name another folder", "out.records-folder")
+    for above in target.parents:
+        if above.exists():
+            if not above.is_dir():
+                raise refuse(f"cannot build the site below {above}, which is not a folder", "out.not-a-folder")
+            break
+    if not target.exists():
+        return target
+    if not target.is_dir():
+        raise refuse("cannot replace this with the site: it is not a folder; remove it or name another path", "out.not-a-folder")
+    if any(target.iterdir()) and not is_site(target):
+        raise refuse(f"cannot replace this folder with the site: it is not empty and holds no {MARKER} file, so it is not "
+                     "a site sitegen built; name a new or empty folder, or move its contents away first (a site built by a sitegen "
+                     "that did not write this file yet must be deleted once by hand)", "out.not-a-site")
+    return target
+
+
+def is_site(folder: Path) -> bool:
+    """Whether `folder` holds the marker every site sitegen builds carries (a regular file with exactly MARKER_TEXT)."""
+    marker = Path(folder) / MARKER
+    if marker.is_symlink() or not marker.is_file():
+        return False
+    with open(marker, "rb") as file:
+        return file.read(len(MARKER_TEXT) + 1) == MARKER_TEXT
+
+
+@contextmanager
+def staging(out_dir: Path) -> Iterator[Path]:
+    """A fresh folder beside `out_dir` for the new site (same filesystem, so the swap is a rename); gone again unless swapped in.
+
+    What builds killed earlier left beside `out_dir` is swept first (swap.sweep); the folder is locked while in use.
+    """
+    out_dir = Path(out_dir).resolve()
+    with ExitStack() as stack:
+        with writing(out_dir.parent, "create the folder for the new site here", at_failed_path=False):
+            out_dir.parent.mkdir(parents=True, exist_ok=True)
+            sweep(out_dir)
+            folder = stack.enter_context(locked_folder(out_dir.parent, staged_prefix(out_dir)))
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)  # after an exchange this is the old site; after a rename, nothing
+
+
+@contextmanager
+def writing(path: Path | str, action: str = "write", *, at_failed_path: bool = True) -> Iterator[None]:
+    """Turn a failure of the file system (disk full, read-only, no permission) into a WriteError placed at its path
+    (or at `path`, when the one that failed is a made-up name that means nothing to the reader)."""
+    try:
+        yield
+    except OSError as exc:
+        where = exc.filename if exc.filename is not None and at_failed_path else path
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise WriteError([Diagnostic(str(where), None, None, None, f"cannot {action}: {reason[:1].lower()}{reason[1:]}; "
+                                     "the previous site is untouched", "site.write-failed")]) from None
+
+
+class PageWriter:
+    """Writes pages below one folder and says what was written; the processes that render pages use one each."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self._folders: set[Path] = set()  # made already: spares a failing mkdir per page
+
+    def __call__(self, page: Page) -> SiteFile:
+        if not _safe_path(page.path):
+            raise PublicationError([Diagnostic(page.path, None, None, None, "not a safe relative path inside the site", "site.unsafe-path")])
+        target = self.root / page.path
+        with writing(target):
+            if target.parent not in self._folders:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                self._folders.add(target.parent)
+            target.write_bytes(page.data)
+        return SiteFile(page.path, len(page.data), hashlib.sha256(page.data).hexdigest())
+
+
+def write_site(
+    pages: Iterable[Page | SiteFile],
+    out_dir: Path,
+    *,
+    published: Sequence[tuple[str, SourceFile | InMemoryFile]],
+    extra_files: Sequence[tuple[str, bytes]] = (),
+    staged: Path | None = None,
+) -> SiteManifest:
+    """Write pages, extra files, the published bytes (under downloads/, with SHA256SUMS) and MARKER, then swap the folder in.
+
+    Pages may come from a generator: each is written as it arrives, so the site never has to fit in memory; so are the
+    published files, read one at a time (a records file is checked against the digest taken when it was loaded).
+    With `staged` (a folder from `staging`), pages given as SiteFile were already written there (by a PageWriter in the
+    process that rendered them); they are only checked off here.
+    Just before the swap `out_dir` is checked again (check_out_dir, without records): a folder that is no site is never replaced.
+    """
+    out_dir = Path(out_dir)
+    if staged is None:
+        with staging(out_dir) as folder:
+            return write_site(pages, out_dir, published=published, extra_files=extra_files, staged=folder)
+    downloads = tuple(sorted(published, key=lambda item: item[0]))
+    if any(name == SUMS for name, _ in downloads):
+        raise PublicationError([Diagnostic(f"{DOWNLOADS}/{SUMS}", None, None, None, "a published file may not be called SHA256SUMS", "site.duplicate-path")])
+    written = _Writer(staged)
+    for page in pages:
+        if isinstance(page, SiteFile):
+            written.check_off(page)
+        else:
+            written.add(page.path, page.data)
+    for path, data in extra_files:
+        written.add(path, data)
+    for name, file in downloads:
+        written.add(f"{DOWNLOADS}/{name}", file.data)
+    written.add(f"{DOWNLOADS}/{SUMS}", sha256sums(downloads))
+    written.add(MARKER, MARKER_TEXT)
+    with writing(staged, "check the written downloads"):
+        _verify_downloads(staged, written.files)
+    with writing(staged, "put the new site in place"):
+        os.chmod(staged, 0o755)  # mkdtemp makes the folder private; a site is meant to be read
+        swap_in(staged, check_out_dir(out_dir))
+    return SiteManifest(str(out_dir), tuple(sorted(written.files.values(), key=lambda f: f.path)))
+
+
+def sha256sums(downloads: Sequence[tuple[str, SourceFile | InMemoryFile]]) -> bytes:
+    """coreutils' format, `<hex>  <name>` sorted by name, so `sha256sum -c --strict SHA256SUMS` passes inside downloads/."""
+    return "".join(f"{file.sha256}  {name}\n" for name, file in sorted(downloads, key=lambda item: item[0])).encode("utf-8")
+
+
+class _Writer:
+    """Writes files below one folder, refusing a path that leaves it or was written before."""
+
+    def __init__(self, root: Path):
+        self.write = PageWriter(root)
+        self.files: dict[str, SiteFile] = {}
+
+    def add(self, path: str, data: bytes) -> None:
+        self._refuse_twice(path)  # before writing: the first file's bytes stay as they were
+        self.files[path] = self.write(Page(path, data))
+
+    def check_off(self, item: SiteFile) -> None:
+        """Record a file written below the root elsewhere; a second one at a path is refused (and the build leaves no site)."""
+        self._refuse_twice(item.path)
+        self.files[item.path] = item
+
+    def _refuse_twice(self, path: str) -> None:
+        if path in self.files:
+            raise PublicationError([Diagnostic(path, None, None, None, "two files would be written to the same path", "site.duplicate-path")])
+
+
+def _safe_path(path: str) -> bool:
+    parts = PurePosixPath(path).parts
+    return bool(parts) and not path.startswith("/") and "\\" not in path and all(p not in ("", ".", "..") for p in parts)
+
+
+def _verify_downloads(tmp: Path, files: Mapping[str, SiteFile]) -> None:
+    """Read every download back: the checksums the pages show were computed from these bytes before rendering."""
+    problems = []
+    for path, item in sorted(files.items()):
+        if path.startswith(f"{DOWNLOADS}/") and hashlib.sha256((tmp / path).read_bytes()).hexdigest() != item.sha256:
+            problems.append(Diagnostic(path, None, None, None, "the bytes on disk differ from the bytes rendered", "site.write-mismatch"))
+    if problems:
+        raise PublicationError(problems)

@@ -1,0 +1,252 @@
+"""A case version's pages: its answers and verdicts gathered once, rendered per language, with quotes and passages marked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import Any, Callable, Iterable, Mapping
+
+from markupsafe import Markup
+
+from sitegen.core.model import (
+    CRASHED,
+    CRASHED_STATE,
+    Answer,
+    CaseResult,
+    CaseVersion,
+    EngineAnswer,
+    Observation,
+    Pair,
+    Records,
+    Run,
+    StageVerdict,
+)
+from sitegen.core.text import DocumentText
+from sitegen.render.environment import Page, Renderer, case_path
+from sitegen.render.templating import escape_output
+
+Verdicts = Callable[[Answer, str, bool], StageVerdict]
+
+
+@dataclass(frozen=True)
+class MarkedLine:
+    """One document line split around the part a quote or passage covers."""
+
+    number: int
+    before: str
+    marked: str
+    after: str
+
+
+@dataclass(frozen=True)
+class RepetitionInput:
+    """One repetition of one run of one case version, with the verdicts of every stage already computed."""
+
+    repetition: int
+    state: str | None  # None: no result for it
+    result: CaseResult | None  # with the counts per measure; only where the run's own case page needs them
+    answer: Answer | None
+    verdicts: tuple[tuple[str, StageVerdict], ...]
+    rerun_verdicts: tuple[tuple[str, StageVerdict], ...]
+    # the run's observations of this case version and repetition that did not plainly pass, so a reader sees why here
+    observations: tuple[Observation, ...] = ()
+
+    @cached_property
+    def reviewers(self) -> Mapping[str, str]:
+        """Which reviewer gave each finding of the answer (the first, as EngineAnswer.reviewer_of): one index per answer."""
+        return _reviewers(self.answer.answer if self.answer is not None else None)
+
+    @cached_property
+    def rerun_reviewers(self) -> Mapping[str, str]:
+        """The same for the rerun's answer."""
+        return _reviewers(self.answer.rerun if self.answer is not None else None)
+
+    @property
+    def marks(self) -> Mapping[tuple[str, str], str]:
+        """GROUNDING's result for each (stage, expected finding) missed at first: pending, failed (confirmed) or dismissed."""
+        return {(o.stage, o.subject): o.result for o in self.observations if o.measure == "GROUNDING"}
+
+
+def _reviewers(engine_answer: EngineAnswer | None) -> Mapping[str, str]:
+    names: dict[str, str] = {}
+    for reviewer in engine_answer.reviewers if engine_answer is not None else ():
+        for finding in reviewer.findings:
+            names.setdefault(finding.id, reviewer.id)
+    return names
+
+
+@dataclass(frozen=True)
+class CaseRunInput:
+    run: Run
+    stages: tuple[str, ...]
+    outcome: str | None
+    repetitions: tuple[RepetitionInput, ...]
+
+
+@dataclass(frozen=True)
+class CaseInput:
+    """Everything one case version's pages need, picklable, so case pages could be rendered in other processes."""
+
+    case_version: CaseVersion
+    pairs: tuple[tuple[Pair, str], ...]  # (pair, the other version's id)
+    runs: tuple[CaseRunInput, ...]  # published runs whose suite holds this version, newest first
+
+
+_SECTION = Markup("<§>")  # stands in for a section id while a row is rendered: see CaseRows.expected
+
+
+class CaseRows:
+    """One case version's verdict rows and excerpts in one language, each rendered once: runs, repetitions and stages repeat them.
+
+    render_case makes one per case and language, so nothing is kept beyond the case's own pages.
+    """
+
+    def __init__(self, macros: Any, document: str):
+        self._macros = macros
+        self._document = document
+        self._excerpts: dict[tuple, tuple[Any, bool]] = {}
+        self._expected: dict[tuple, Any] = {}
+        self._findings: dict[tuple, Any] = {}
+
+    def expected(self, section_id: str, verdict: Any, mark: str | None = None) -> Any:
+        """An expected finding's row in a stage's section: rendered once per verdict, the section's id put in after.
+
+        The row names its section in its id and its links. It is rendered with a stand-in for the section id that no
+        rendered text can contain (a bare "<" is always escaped, and the templates never write "<§"), then split there.
+        """
+        parts = self._expected.get((verdict, mark))
+        if parts is None:
+            passage = verdict.expected.passage
+            excerpt = None if passage is None else self._excerpt(passage.quote, passage.lines)[0]
+            parts = self._expected[(verdict, mark)] = tuple(str(self._macros.expected_row(verdict, _SECTION, excerpt, mark)).split(_SECTION))
+        return Markup(escape_output(section_id).join(parts))
+
+    def finding(self, verdict: Any, stage: str, reviewers: Mapping[str, str]) -> Any:
+        """A finding's row after its opening tag, which is the only part that names the section.
+
+        `reviewers` are the repetition's RepetitionInput.reviewers (or rerun_reviewers): who gave each finding.
+        """
+        finding = verdict.finding
+        who = reviewers.get(finding.id) if stage == "reviewer" else None
+        key = (verdict, stage, who)
+        found = self._findings.get(key)
+        if found is None:
+            excerpt, marked = self._excerpt(finding.quote, finding.location)
+            found = self._findings[key] = self._macros.finding_cells(verdict, stage, who, excerpt if marked else "")
+        return found
+
+    def _excerpt(self, quote: str | None, lines: tuple[int, int] | None) -> tuple[Any, bool]:
+        """The rendered excerpt of passage_lines, and whether it marks any line at all."""
+        key = (quote, lines)
+        found = self._excerpts.get(key)
+        if found is None:
+            marked = passage_lines(self._document, quote, lines)
+            found = self._excerpts[key] = (self._macros.excerpt(marked), bool(marked))
+        return found
+
+
+def collect_case(
+    records: Records,
+    cv_id: str,
+    runs: Iterable[Run],
+    states: Mapping[str, Mapping[tuple[str, int], str]],
+    outcomes: Mapping[str, str | None],
+    *,
+    verdicts: Verdicts | None,
+    case_results: Mapping[str, Mapping[tuple[str, int], CaseResult]] | None = None,
+    pairs: tuple[tuple[Pair, str], ...] | None = None,
+    observations: Mapping[str, Mapping[tuple[str, int], tuple[Observation, ...]]] | None = None,
+) -> CaseInput:
+    """Gather one case version's answers and verdicts, so its pages render in both languages from one computation.
+
+    Without `verdicts` only the states are gathered: enough for the case page itself, and no answer is read.
+    `pairs` are the case version's entry of pairs_by_case, when the caller has made that index; `observations`
+    each run's index_observations, for the pages of the runs given.
+    """
+    cv = records.case_versions[cv_id]
+    if pairs is None:
+        pairs = pairs_by_case(records).get(cv_id, ())
+    run_inputs = []
+    for run in runs:
+        stages = records.stages(run)
+        run_states = states.get(run.id, {})
+        found = case_results.get(run.id, {}) if case_results is not None else {}
+        observed = observations.get(run.id, {}) if observations is not None else {}
+        reps = []
+        for rep in range(1, run.repetitions + 1):
+            answer = records.answers.get((run.id, cv_id, rep)) if verdicts is not None else None
+            stage_verdicts: tuple[tuple[str, StageVerdict], ...] = ()
+            rerun_verdicts: tuple[tuple[str, StageVerdict], ...] = ()
+            # a CRASHED run says nothing about quality: its answers are shown, never judged
+            if answer is not None and answer.answer.status != CRASHED and outcomes.get(run.id) != CRASHED_STATE:
+                stage_verdicts = tuple((stage, verdicts(answer, stage, False)) for stage in stages)
+                if answer.rerun is not None and answer.rerun.status != CRASHED:
+                    rerun_verdicts = tuple((stage, verdicts(answer, stage, True)) for stage in stages)
+            reps.append(RepetitionInput(rep, run_states.get((cv_id, rep)), found.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts,
+                                        observed.get((cv_id, rep), ())))
+        run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), tuple(reps)))
+    return CaseInput(cv, pairs, tuple(run_inputs))
+
+
+def pairs_by_case(records: Records) -> Mapping[str, tuple[tuple[Pair, str], ...]]:
+    """Each case version's pairs with the twin version, in pair order: made once, not searched for on every page."""
+    found: dict[str, list[tuple[Pair, str]]] = {}
+    for pair in records.pairs:
+        first, second = pair.versions
+        found.setdefault(first, []).append((pair, second))
+        if second != first:
+            found.setdefault(second, []).append((pair, first))
+    return {cv_id: tuple(entries) for cv_id, entries in found.items()}
+
+
+def render_case(renderer: Renderer, bundle: CaseInput) -> list[Page]:
+    """Render one case version's page and its page per run in one language."""
+    return [render_case_page(renderer, bundle), *render_case_runs(renderer, bundle)]
+
+
+def render_case_page(renderer: Renderer, bundle: CaseInput) -> Page:
+    """The case version's own page: document, rules, key, pairs and the grid of outcomes (states only)."""
+    cv = bundle.case_version
+    return renderer.page("case.html.j2", case_path(cv.id), {"cv": cv, "bundle": bundle})
+
+
+def render_case_runs(renderer: Renderer, bundle: CaseInput) -> list[Page]:
+    """The case version's page for each run in the bundle: the engine's findings against the key."""
+    cv = bundle.case_version
+    rows = CaseRows(renderer.case_rows, cv.document)
+    return [renderer.page("case_run.html.j2", case_path(cv.id, run_input.run.id), {"cv": cv, "item": run_input, "rows": rows})
+            for run_input in bundle.runs]
+
+
+@lru_cache(maxsize=8192)
+def passage_lines(document: str, quote: str | None, lines: tuple[int, int] | None) -> tuple[MarkedLine, ...]:
+    """The document lines a quote (or else a line span) covers, with the covered part marked.
+
+    The quote stands where the whitespace rule finds it (core/text.py), preferably from the first of the given lines on.
+    Remembered: one case's passages and quotes recur in every run, repetition, stage and language.
+    """
+    all_lines = document.split("\n")
+    if quote is not None:
+        text = DocumentText(document)
+        span = text.span(quote, from_line=lines[0] if lines is not None else 1) or text.span(quote)
+        if span is not None:
+            return _mark(all_lines, *span)
+    if lines is None:
+        return ()
+    first, last = max(lines[0], 1), min(lines[1], len(all_lines))
+    return tuple(MarkedLine(n, "", all_lines[n - 1], "") for n in range(first, last + 1))
+
+
+def _mark(all_lines: list[str], start: int, end: int) -> tuple[MarkedLine, ...]:
+    out = []
+    offset = 0
+    for number, text in enumerate(all_lines, start=1):
+        line_end = offset + len(text)
+        if line_end >= start and offset < end:
+            a = max(start, offset) - offset
+            b = min(end, line_end) - offset
+            out.append(MarkedLine(number, text[:a], text[a:b], text[b:]))
+        if offset >= end:
+            break
+        offset = line_end + 1
+    return tuple(out)

@@ -1,0 +1,228 @@
+"""One Jinja environment per locale with its remembered translations and labels: templates compile once, strings translate once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+from urllib.parse import urlsplit
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup, escape
+
+from sitegen.core.invisibles import codes_as_text
+from sitegen.score.measures.registry import MEASURES, REASON_WORDS, TITLES
+from sitegen.render.formatting import LocaleFormat
+from sitegen.render.templating import SiteEnvironment, escaped_variables
+
+
+@dataclass(frozen=True)
+class Page:
+    """One file of the site: where it goes (POSIX, relative to the site root) and its exact bytes."""
+
+    path: str
+    data: bytes
+
+
+
+def case_path(case_version: str, run: str | None = None) -> str:
+    """Where a case version's page (or its page for one run) lives below a language folder; sharded by the id's first two characters."""
+    return f"cases/{case_version[:2]}/{case_version}/{run + '.html' if run else 'index.html'}"
+
+
+def repetition_anchor(repetition: str | int, stage: str | None = None) -> str:
+    """The anchor of a repetition (and stage) on a case's run page; a span of repetitions points at its first."""
+    first = str(repetition).split("-", 1)[0]
+    return f"r{first}-{stage}" if stage else f"r{first}"
+
+
+# Every page carries it in a <meta> element, and `sitegen serve` sends it as a header: no script, nothing from another host.
+CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
+
+
+class Renderer:
+    """One compiled Jinja environment per locale, so templates compile once and gettext never crosses languages."""
+
+    def __init__(self, lang: str, translations: Any, *, templates: Path, config: Any, languages: tuple[str, ...], build_date: str):
+        self.lang = lang
+        self.config = config
+        self.languages = languages
+        self.build_date = build_date
+        env = SiteEnvironment(
+            loader=FileSystemLoader(str(templates)),
+            autoescape=True,
+            undefined=StrictUndefined,
+            extensions=["jinja2.ext.i18n"],
+            trim_blocks=True,
+            lstrip_blocks=True,
+            auto_reload=False,  # templates never change during a build; spares a stat per page and template
+        )
+        _RememberedTranslations(translations).install(env)
+        env.filters["codes_as_text"] = lambda html: Markup(codes_as_text(str(html)))
+        env.globals.update(
+            fmt=LocaleFormat(lang),
+            lang=lang,
+            MEASURES=MEASURES,
+            config=config,
+            build_date=build_date,
+            case_path=case_path,
+            anchor=repetition_anchor,
+            csp=Markup(CONTENT_SECURITY_POLICY),  # a constant, and no character in it needs escaping in an attribute
+        )
+        # the measures' titles and reasons' words are the registry's msgids, in this page's language
+        gettext = env.globals["_"]
+        env.globals["measure_title"] = Memo(lambda measure: gettext(TITLES[measure]) if measure in TITLES else escape(measure))
+        env.globals["reason_word"] = Memo(lambda code: _reason_word(gettext, code))
+        env.globals["word"] = Words(env.get_template("macros.html.j2").module, env.globals)
+        self.env = env
+        self.case_rows = env.get_template("case_rows.html.j2").module  # after `word`: a module sees the globals of its making
+
+    def page(self, template: str, rest: str, context: Mapping[str, Any], *, at_root: bool = False, standalone: bool = False) -> Page:
+        """Render `template` as the page `rest` of this language, or at the site root for the root copies.
+
+        A standalone page (the 404) is served at any address, so its links are root-relative and it has no alternates.
+        """
+        path = rest if at_root else f"{self.lang}/{rest}"
+        # The 404 is served at any depth: its links start from the site's path on its host (same origin, for the CSP).
+        root = (urlsplit(self.config.base_url).path or "/") if standalone else "../" * path.count("/")
+        url = self.config.base_url
+        html = self.env.get_template(template).render(
+            **context,
+            path=path,
+            rest=rest,
+            root=root,
+            base=f"{root}{self.lang}/",
+            others=tuple(lang for lang in self.languages if lang != self.lang),
+            switch_rest="index.html" if standalone else rest,
+            alternates=() if standalone else tuple((lang, f"{url}{lang}/{rest}") for lang in self.languages),
+            x_default=f"{url}{self.config.default_language}/{rest}",
+            canonical=None if standalone else f"{url}{self.lang}/{rest}",
+        )
+        return Page(path, html.encode("utf-8"))
+
+
+class _RememberedTranslations:
+    """A catalog's answers remembered as the Markup templates get: every page asks for the same few hundred strings.
+
+    The callables stand in for Jinja's newstyle gettext wrappers (autoescape is always on in these environments) and
+    give the same values: the translation as Markup, %-formatted with the call's variables (escaped). A call with no
+    variables of its own always yields the same Markup, so it is formatted once.
+    """
+
+    def __init__(self, translations: Any):
+        self._translations = translations
+        self._fixed: dict[tuple, Markup] = {}
+        self._singular: dict[tuple, Markup] = {}
+        self._plural: dict[tuple, Markup] = {}
+
+    def install(self, env: Environment) -> None:
+        """Put the callables where the i18n extension's {% trans %} and _() look for them."""
+        env.install_gettext_callables(self.gettext, self.ngettext, newstyle=True, pgettext=self.pgettext,
+                                      npgettext=self.npgettext)
+        # The extension wrapped them; these already are the wrapped kind, and _ need not look gettext up per call.
+        env.globals.update(_=self.gettext, gettext=self.gettext, ngettext=self.ngettext, pgettext=self.pgettext,
+                           npgettext=self.npgettext)
+
+    def gettext(self, message: str, /, **variables: Any) -> Markup:
+        if not variables:
+            key = (None, message)
+            found = self._fixed.get(key)
+            if found is None:
+                found = self._fixed[key] = Markup(self._translations.gettext(message)) % variables
+            return found
+        key = (None, message)
+        if key not in self._singular:
+            self._singular[key] = Markup(self._translations.gettext(message))
+        return self._singular[key] % escaped_variables(variables)
+
+    def pgettext(self, context: str, message: str, /, **variables: Any) -> Markup:
+        if not variables:
+            key = (context, message)
+            found = self._fixed.get(key)
+            if found is None:
+                found = self._fixed[key] = Markup(self._translations.pgettext(context, message)) % {"context": context}
+            return found
+        variables.setdefault("context", context)
+        key = (context, message)
+        if key not in self._singular:
+            self._singular[key] = Markup(self._translations.pgettext(context, message))
+        return self._singular[key] % escaped_variables(variables)
+
+    def ngettext(self, singular: str, plural: str, n: int, /, **variables: Any) -> Markup:
+        variables.setdefault("num", n)
+        key = (None, singular, plural, n)
+        if key not in self._plural:
+            self._plural[key] = Markup(self._translations.ngettext(singular, plural, n))
+        return self._plural[key] % escaped_variables(variables)
+
+    def npgettext(self, context: str, singular: str, plural: str, n: int, /, **variables: Any) -> Markup:
+        variables.setdefault("context", context)
+        variables.setdefault("num", n)
+        key = (context, singular, plural, n)
+        if key not in self._plural:
+            self._plural[key] = Markup(self._translations.npgettext(context, singular, plural, n))
+        return self._plural[key] % escaped_variables(variables)
+
+
+class Memo(dict):
+    """A macro's output per argument, rendered on first use: labels repeat on every page, their wording never varies."""
+
+    def __init__(self, macro: Callable[..., Any]):
+        super().__init__()
+        self.macro = macro
+
+    def __missing__(self, key: Any) -> Any:
+        value = self[key] = self.macro(key)
+        return value
+
+
+def _reason_word(gettext: Callable[[str], Markup], code: str) -> Markup:
+    """A reason code's word on the pages: the registry's text in the page's language, else the code itself."""
+    if code in REASON_WORDS:
+        return gettext(REASON_WORDS[code])
+    return Markup("<code>{}</code>").format(code) if code else Markup("–")
+
+
+class Words:
+    """The short labels of one language (states, kinds, categories, reasons), each macro of macros.html.j2 memoized."""
+
+    def __init__(self, macros: Any, made: Mapping[str, Any]):
+        self.state = Memo(lambda state: macros.state_badge(state, code=False))
+        self.state_code = Memo(macros.state_badge)
+        self.kind = Memo(macros.kind_word)
+        self.yes_no = Memo(macros.yes_no)
+        self.lines = Memo(macros.lines_ref)
+        self.stage = Memo(macros.stage_name)
+        self.evidence = Memo(macros.evidence_word)
+        self.reason = made["reason_word"]
+        self.measure = made["measure_title"]
+        self.result = Memo(macros.result_word)
+        self.first_miss = Memo(macros.first_miss_word)
+        self.document_type = Memo(macros.document_type_word)
+        self.category = Memo(macros.category_word)
+        self.missed = macros.phrase("missed")
+        self.not_found = macros.phrase("not_found")
+        self.nothing_quoted = macros.phrase("nothing_quoted")
+        self.no_trace = macros.phrase("no_trace")
+        self.support = macros.phrase("support")
+        self.stage_open = Memo(lambda key: macros.stage_open(*key))
+        self.expected_open = Memo(macros.expected_open)
+        self.findings_open = Memo(lambda key: macros.findings_open(*key))
+        self.repetition = Memo(macros.repetition_word)
+        self.repetition_ref = Memo(macros.repetition_ref)
+        self.counts = Counts(macros.counts_list)
+
+
+class Counts:
+    """A repetition's passed-of-observed list, rendered once per distinct set of counts: few sets recur across many cases."""
+
+    def __init__(self, macro: Callable[[Mapping[str, Any]], Any]):
+        self.macro = macro
+        self.done: dict[tuple, Any] = {}
+
+    def __call__(self, measures: Mapping[str, Any]) -> Any:
+        key = tuple(measures.items())
+        found = self.done.get(key)
+        if found is None:
+            found = self.done[key] = self.macro(measures)
+        return found

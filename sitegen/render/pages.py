@@ -1,0 +1,109 @@
+"""Renders every page of the site, in each language, from records, scored results, the changelog and the downloads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from sitegen.changelog.changes import Changelog
+from sitegen.core.model import InMemoryFile, Records, RunResult, SourceFile
+from sitegen.core.workers import ordered_map
+from sitegen.render.cases import Verdicts, pairs_by_case
+from sitegen.render.environment import Page, Renderer
+from sitegen.render.facts import run_summaries, site_facts
+from sitegen.render.plan import CASE_CHUNK, PageJob, page_tasks, render_in_worker
+from sitegen.render.prose import load_content, render_sitemap
+from sitegen.render.views import runs_by_case
+from sitegen.score.measures.registry import EXAMPLE_CASES
+
+__all__ = ("DownloadRow", "Page", "iter_pages", "render_pages")  # Page: what the site writer takes
+
+
+@dataclass(frozen=True)
+class DownloadRow:
+    """A file served under downloads/, with the size and checksum of exactly the bytes written."""
+
+    name: str
+    size: int
+    sha256: str
+    schema: bool
+
+
+def render_pages(records: Records, results: Mapping[str, RunResult], **options: Any) -> tuple[Page, ...]:
+    """Every page of iter_pages (same options), held in memory and sorted by path: for tests and small sites.
+
+    `downloads` are the (name under downloads/, file) pairs the writer will publish; the downloads page shows
+    sizes and checksums of exactly these files' bytes. `templates` is the folder of the templates, the static files
+    and (unless `content_dir` names another) the prose in content/.
+    """
+    return tuple(sorted(iter_pages(records, results, **options), key=lambda p: p.path))
+
+
+def iter_pages(
+    records: Records,
+    results: Mapping[str, RunResult],
+    *,
+    verdicts: Verdicts,
+    changelog: Changelog | None,
+    catalogs: Mapping[str, Any],
+    build_date: str,
+    downloads: Sequence[tuple[str, SourceFile | InMemoryFile]],
+    templates: Path,
+    content_dir: Path | None = None,
+    jobs: int = 1,
+    comparisons: Mapping[str, Any] | None = None,
+    write: Callable[[Page], Any] | None = None,
+) -> Iterator[Any]:
+    """The pages of render_pages one at a time, in a fixed order, so a large site can be written without holding it all.
+
+    With jobs > 1 the case and run pages (nearly all of a large site) are rendered in that many forked processes; the
+    order, and so every byte, stays the same as with one. With `write` (the writer's PageWriter on its staging folder),
+    those pages are written where they were rendered and what `write` returns comes in their place: a page's bytes
+    never travel between processes.
+    """
+    config = records.config
+    languages = tuple(config.languages)
+    listed = tuple(
+        DownloadRow(name=name, size=file.size, sha256=file.sha256, schema=name.startswith("schemas/"))
+        for name, file in sorted(downloads, key=lambda item: item[0])
+    )
+    published = tuple(sorted(records.published_runs, key=lambda r: (r.date, r.id), reverse=True))
+    content_root = content_dir or templates / "content"
+    headlines, states = run_summaries(results, published)
+    site = site_facts(records, headlines, published, changelog)
+    renderers = {lang: Renderer(lang, catalogs[lang], templates=templates, config=config, languages=languages, build_date=build_date)
+                 for lang in languages}
+    examples = {m: (cv if cv in records.case_versions else None) for m, cv in EXAMPLE_CASES.items()}
+    paths: list[str] = []  # for the sitemap; only paths are kept, never the pages
+
+    def keep(page: Page) -> Page:
+        paths.append(page.path)
+        return page
+
+    for lang in languages:
+        renderer = renderers[lang]
+        content = load_content(content_root, lang)
+        common = {"site": site, "downloads": listed, "changelog": changelog}
+        yield keep(renderer.page("index.html.j2", "index.html", common))
+        yield keep(renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": examples}))
+        yield keep(renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}))
+        yield keep(renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content}))
+    default = renderers[config.default_language]
+    yield keep(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))
+    yield keep(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
+    runs_by = runs_by_case(records, published)
+    pairs = pairs_by_case(records)
+    case_ids = sorted(records.case_versions)
+    job = PageJob(records, results, verdicts, renderers, languages, runs_by, states,
+                  {run_id: headline.outcome for run_id, headline in headlines.items()},
+                  {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {}, write, pairs)
+    tasks = page_tasks(case_ids, published, runs_by)
+    if jobs <= 1 or len(case_ids) < 2 * CASE_CHUNK:
+        for task in tasks:
+            yield from map(keep, job.render_task(task))
+    else:
+        for pages in ordered_map(render_in_worker, tasks, jobs=jobs, context=job):
+            yield from map(keep, pages)
+    yield keep(Page("static/site.css", (templates / "static" / "site.css").read_bytes()))
+    yield from render_sitemap(paths, base_url=config.base_url, build_date=build_date)

@@ -1,0 +1,107 @@
+"""The page plan: what renders run and case pages, split into tasks that forked workers can take in any number."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Sequence
+
+from sitegen.core.model import Pair, Records, Run, RunResult
+from sitegen.render.cases import Verdicts, collect_case, render_case_page, render_case_runs
+from sitegen.render.environment import Page, Renderer
+from sitegen.render.views import index_cases, index_observations, run_grid, run_listings
+
+
+CASE_CHUNK = 16  # case versions per task sent to a worker: large enough to amortise, small enough to stream
+RUN_TASK_PARTS = 8  # a large run's own pages (thousands of list pages) split over tasks, so no worker waits on one
+
+
+@dataclass(frozen=True)
+class PageJob:
+    """What rendering a run's pages and case version pages needs; each forked worker receives it once (ordered_map's context)."""
+
+    records: Records
+    results: Mapping[str, RunResult]
+    verdicts: Verdicts
+    renderers: Mapping[str, Renderer]
+    languages: tuple[str, ...]
+    runs_by_case: Mapping[str, tuple[Run, ...]]
+    states: Mapping[str, Mapping[tuple[str, int], str]]  # run -> (case version, repetition) -> state
+    outcomes: Mapping[str, str | None]
+    common: Mapping[str, Any]  # what every page shows: site facts, downloads, changelog
+    comparisons: Mapping[str, Any]
+    write: Callable[[Page], Any] | None
+    pairs: Mapping[str, tuple[tuple[Pair, str], ...]]  # pairs_by_case
+    _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
+
+    def render_task(self, task: tuple[str, str | None, Sequence]) -> list[Any]:
+        """The task's pages, or with `write` what writing each of them returned."""
+        pages = self.render(task)
+        return pages if self.write is None else [self.write(page) for page in pages]
+
+    def render(self, task: tuple[str, str | None, Sequence]) -> list[Page]:
+        """A run's own pages, the case pages of some case versions, or their pages for one run; in every language."""
+        kind, run_id, items = task
+        if kind == "run":
+            (part,) = items
+            return self.render_run(run_id, part)
+        pages = []
+        case_ids = items
+        if kind == "case":
+            for cv_id in case_ids:
+                bundle = collect_case(self.records, cv_id, self.runs_by_case.get(cv_id, ()), self.states, self.outcomes, verdicts=None,
+                                      pairs=self.pairs.get(cv_id, ()))
+                pages.extend(render_case_page(self.renderers[lang], bundle) for lang in self.languages)
+            return pages
+        if self._current.get("cases", (None,))[0] != run_id:
+            result = self.results.get(run_id)
+            self._current["cases"] = (run_id, {run_id: index_cases(result)}, {run_id: index_observations(self.records, result)})
+        found, observed = self._current["cases"][1:]
+        for cv_id in case_ids:
+            run = next(r for r in self.runs_by_case[cv_id] if r.id == run_id)
+            bundle = collect_case(self.records, cv_id, (run,), self.states, self.outcomes, verdicts=self.verdicts,
+                                  case_results=found, pairs=self.pairs.get(cv_id, ()), observations=observed)
+            pages.extend(page for lang in self.languages for page in render_case_runs(self.renderers[lang], bundle))
+        return pages
+
+    def render_run(self, run_id: str, part: int) -> list[Page]:
+        """One of RUN_TASK_PARTS slices of a run's own pages (its page and the continuation pages of its long lists)."""
+        run, view, listings, comparison = self._run_pages(run_id)
+        work = [(lang, listing, page) for lang in self.languages
+                for listing, page in ((None, None), *((x, p) for x in listings.all() for p in x.pages))]
+        pages = []
+        for lang, listing, page in work[len(work) * part // RUN_TASK_PARTS : len(work) * (part + 1) // RUN_TASK_PARTS]:
+            renderer = self.renderers[lang]
+            if listing is None:
+                pages.append(renderer.page("run.html.j2", f"runs/{run.id}.html",
+                                           {**self.common, "run_view": view, "listings": listings, "comparison": comparison}))
+            else:
+                items = listing.items[page.first - 1 : page.last]
+                pages.append(renderer.page("run_list.html.j2", page.path, {**self.common, "listing": listing, "page": page, "items": items}))
+        return pages
+
+    def _run_pages(self, run_id: str):
+        """What every slice of a run's own pages shows, worked out once per process for the run at hand."""
+        if self._current.get("run", (None,))[0] != run_id:
+            run = next(r for r in self.records.published_runs if r.id == run_id)
+            result = self.results.get(run.id)
+            comparison = self.comparisons.get(run.id)
+            listings = run_listings(run, result, run_grid(self.records, run, result), comparison)
+            view = replace(self.common["site"].run_views[run.id], result=result)
+            self._current["run"] = (run_id, (run, view, listings, comparison))
+        return self._current["run"][1]
+
+
+def page_tasks(case_ids: Sequence[str], published: Sequence[Run], runs_by_case: Mapping[str, tuple[Run, ...]]) -> list[tuple[str, str | None, Sequence]]:
+    """Case pages first, then run by run the run's own pages and its case pages: a run's answers are unpacked once."""
+    tasks: list[tuple[str, str | None, Sequence]] = [("case", None, case_ids[i : i + CASE_CHUNK])
+                                                      for i in range(0, len(case_ids), CASE_CHUNK)]
+    for run in published:
+        tasks.extend(("run", run.id, (part,)) for part in range(RUN_TASK_PARTS))
+        in_run = [cv_id for cv_id in case_ids if run in runs_by_case.get(cv_id, ())]
+        tasks.extend(("case-run", run.id, in_run[i : i + CASE_CHUNK]) for i in range(0, len(in_run), CASE_CHUNK))
+    return tasks
+
+
+def render_in_worker(job: PageJob, task: tuple[str, str | None, Sequence]) -> list[Any]:
+    """What a forked worker does with each task: its job came with the worker, the task with the call."""
+    return job.render_task(task)

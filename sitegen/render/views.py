@@ -1,0 +1,138 @@
+"""A run page's lists and grid, and the indexes of a run's results that run and case pages look states up in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from sitegen.core.model import CRASHED, CRASHED_STATE, CaseResult, Observation, Records, Run, RunResult
+from sitegen.score.measures.registry import MEASURES
+
+
+def index_cases(result: RunResult | None) -> Mapping[tuple[str, int], CaseResult]:
+    """Index a run's case results once, so every case page looks its states up without scanning."""
+    return {} if result is None else {(c.case_version, c.repetition): c for c in result.cases}
+
+
+def index_observations(records: Records, result: RunResult | None) -> Mapping[tuple[str, int], tuple[Observation, ...]]:
+    """A run's observations under every (case version, repetition) they concern, in the result's order.
+
+    A stability observation concerns both repetitions it compares ("1-2"); a pair observation, recorded under the
+    pair's first version, concerns its second version too.
+    """
+    if result is None:
+        return {}
+    twins = {pair.id: pair.versions for pair in records.pairs}
+    found: dict[tuple[str, int], list[Observation]] = {}
+    for o in result.observations:
+        versions = twins.get(o.subject, (o.case_version,)) if o.measure == "INVARIANT_PAIRS" else (o.case_version,)
+        for cv_id in dict.fromkeys(versions):
+            for rep in dict.fromkeys(o.repetition.split("-")):
+                found.setdefault((cv_id, int(rep)), []).append(o)
+    return {key: tuple(items) for key, items in found.items()}
+
+
+def runs_by_case(records: Records, published: tuple[Run, ...]) -> Mapping[str, tuple[Run, ...]]:
+    found: dict[str, list[Run]] = {}
+    for run in published:
+        try:
+            suite = records.suite(run.suite, run.suite_version)
+        except KeyError:
+            continue
+        for cv_id in suite.case_versions:
+            found.setdefault(cv_id, []).append(run)
+    return {cv: tuple(runs) for cv, runs in found.items()}
+
+
+RUN_PAGE_ITEMS = 10  # observations per measure, regressions and grid rows shown on a run page itself
+GRID_PAGE_ROWS = 50  # case versions in the grid on a run page itself
+LIST_PAGE_ITEMS = 200  # items per continuation page: a large run stays readable on a phone
+
+
+@dataclass(frozen=True)
+class ListPage:
+    path: str
+    first: int  # 1-based, inclusive
+    last: int
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A list on a run page: the first items shown there, all of them on continuation pages when there are more."""
+
+    run: Run
+    kind: str  # observations | regressions | grid
+    measure: str | None
+    items: tuple
+    crashed_run: bool = False
+
+    @property
+    def total(self) -> int:
+        return len(self.items)
+
+    @property
+    def limit(self) -> int:
+        return GRID_PAGE_ROWS if self.kind == "grid" else RUN_PAGE_ITEMS
+
+    @property
+    def shown(self) -> tuple:
+        return self.items[: self.limit]
+
+    @property
+    def pages(self) -> tuple[ListPage, ...]:
+        if self.total <= self.limit:
+            return ()
+        name = f"{self.kind}-{self.measure.lower().replace('_', '-')}" if self.measure else self.kind
+        return tuple(ListPage(f"runs/{self.run.id}/{name}-{n}.html", first + 1, min(first + LIST_PAGE_ITEMS, self.total))
+                     for n, first in enumerate(range(0, self.total, LIST_PAGE_ITEMS), start=1))
+
+
+@dataclass(frozen=True)
+class RunListings:
+    observations: tuple[Listing, ...]  # one per measure that has any
+    regressions: Listing | None
+    grid: Listing
+
+    def all(self) -> tuple[Listing, ...]:
+        return (*self.observations, *((self.regressions,) if self.regressions else ()), self.grid)
+
+
+def run_listings(run: Run, result: RunResult | None, grid, comparison: Any) -> RunListings:
+    """Split a run's long lists so its page shows the first items and continuation pages hold the rest."""
+    observations = result.observations if result is not None else ()
+    groups = tuple(
+        Listing(run, "observations", measure, tuple(o for o in observations if o.measure == measure))
+        for measure in MEASURES
+        if any(o.measure == measure for o in observations)
+    )
+    regressions = Listing(run, "regressions", None, tuple(comparison.regressions)) if comparison is not None else None
+    crashed = result is not None and result.outcome == CRASHED_STATE
+    return RunListings(groups, regressions, Listing(run, "grid", None, tuple(grid), crashed_run=crashed))
+
+
+def run_grid(records: Records, run: Run, result: RunResult | None) -> tuple[tuple[str, tuple[GridCell, ...]], ...]:
+    """Rows of (case version, its cells per repetition) in the suite's order."""
+    try:
+        versions = records.suite(run.suite, run.suite_version).case_versions
+    except KeyError:
+        versions = ()
+    index = index_cases(result)
+    reps = range(1, run.repetitions + 1)
+    rows = []
+    for cv in versions:
+        cells = []
+        for rep in reps:
+            answer = records.answers.get((run.id, cv, rep))
+            crashed = answer is not None and (answer.answer.status == CRASHED or (answer.rerun is not None and answer.rerun.status == CRASHED))
+            found = index.get((cv, rep))
+            cells.append(GridCell(rep, found.state if found is not None else None, answer is not None, crashed))
+        rows.append((cv, tuple(cells)))
+    return tuple(rows)
+
+
+@dataclass(frozen=True)
+class GridCell:
+    repetition: int
+    state: str | None  # None: no result for it
+    answered: bool
+    crashed: bool  # the answer or its rerun crashed

@@ -1,0 +1,1 @@
+"""Phase 2: score runs by METHOD.md, keep the results record, verify, compare and explain."""

@@ -1,0 +1,243 @@
+"""Run against run, observation by observation, refusing runs whose numbers do not mean the same thing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from sitegen.core import model as m
+from sitegen.core.errors import SitegenError, UsageError, did_you_mean
+from sitegen.score.measures.registry import MEASURES
+from sitegen.score.scoring import observe_run
+
+_GOOD = (m.PASSED, m.DISMISSED)
+_BAD = (m.FAILED, m.PENDING)
+
+
+class IncompatibleRunsError(SitegenError):
+    """The two runs were measured differently; comparing their counts would mislead."""
+
+    exit_code = 2
+
+    def __init__(self, run_a: str, run_b: str, differences: tuple[str, ...]):
+        self.differences = differences
+        super().__init__(f"runs {run_a} and {run_b} are not comparable")
+
+    def lines(self) -> list[str]:
+        return [f"error: {self}:"] + [f"  - {d}" for d in self.differences]
+
+
+@dataclass(frozen=True, slots=True)
+class MeasureDelta:
+    measure: str
+    before: tuple[int, int] | None  # (passed, observed), None when not observed
+    after: tuple[int, int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    measure: str
+    case_version: str
+    repetition: str
+    stage: str
+    subject: str
+    before: str
+    after: str
+
+    @property
+    def regression(self) -> bool:
+        """Worse than before: a failure or pending miss where there was none (a new failed quote counts too)."""
+        return self.after in _BAD and self.before not in _BAD
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    run_a: str
+    run_b: str
+    setup_a: str
+    setup_b: str
+    fingerprint_a: str
+    fingerprint_b: str
+    measures: tuple[MeasureDelta, ...]
+    changes: tuple[Change, ...]  # regressions first
+    notes: tuple[RunDifference, ...] = ()  # what else differs between the runs without making them incomparable
+
+    @property
+    def setup_changed(self) -> bool:
+        return self.fingerprint_a != self.fingerprint_b
+
+    @property
+    def regressions(self) -> tuple[Change, ...]:
+        return tuple(c for c in self.changes if c.regression)
+
+    def regressions_only(self) -> "Comparison":
+        """The same comparison keeping only its regressions (all a run page shows): a large run has many other changes."""
+        return replace(self, changes=self.regressions)
+
+    def to_json(self) -> dict:
+        return {
+            "runs": [self.run_a, self.run_b],
+            "setups": [{"id": self.setup_a, "fingerprint": self.fingerprint_a}, {"id": self.setup_b, "fingerprint": self.fingerprint_b}],
+            "setup_changed": self.setup_changed,
+            "other_differences": [{"what": d.what, "before": d.before, "after": d.after} for d in self.notes],
+            "measures": [{"measure": d.measure, "before": list(d.before) if d.before else None,
+                          "after": list(d.after) if d.after else None} for d in self.measures],
+            "changes": [{"measure": c.measure, "case_version": c.case_version, "repetition": c.repetition, "stage": c.stage,
+                         "subject": c.subject, "before": c.before, "after": c.after, "regression": c.regression} for c in self.changes],
+        }
+
+
+def incompatibilities(records: m.Records, a: m.Run, b: m.Run) -> tuple[str, ...]:
+    """Every reason the counts of two runs cannot be compared; empty when they can."""
+    found = []
+    if (a.suite, a.suite_version) != (b.suite, b.suite_version):
+        found.append(f"suite: {a.suite} version {a.suite_version} vs {b.suite} version {b.suite_version}")
+    if a.scorer_version != b.scorer_version:
+        found.append(f"scorer version: {a.scorer_version} vs {b.scorer_version}")
+    if a.matching_method != b.matching_method:
+        found.append(f"matching method: {a.matching_method} vs {b.matching_method}")
+    if (a.assessment_version, a.policy) != (b.assessment_version, b.policy):
+        found.append(f"assessment: version {a.assessment_version} under {a.policy} vs version {b.assessment_version} under {b.policy}")
+    stages_a, stages_b = records.stages(a), records.stages(b)
+    if len(stages_a) != len(stages_b):
+        found.append(f"stages: {len(stages_a)} ({', '.join(stages_a)}) vs {len(stages_b)} ({', '.join(stages_b)})")
+    for run in (a, b):
+        if run.status != m.COMPLETED:
+            found.append(f"run {run.id} crashed: it has no numbers to compare")
+    return tuple(found)
+
+
+@dataclass(frozen=True, slots=True)
+class RunDifference:
+    """Something besides the setup that differs between two comparable runs: report (version, runner, run record), engine or repetitions."""
+
+    what: str
+    before: object
+    after: object
+
+    def text(self) -> str:
+        if self.what == "report":
+            return "report: version {} (runner {}, run record {}) vs version {} (runner {}, run record {})".format(*self.before, *self.after)
+        return f"{self.what}: {self.before} vs {self.after}"
+
+
+def allowed_differences(a: m.Run, b: m.Run) -> tuple[RunDifference, ...]:
+    """What differs between two comparable runs besides the setup: said next to the counts, since it may explain them."""
+    found = []
+    report_a = (a.report_version, a.runner_version, a.run_record_version)
+    report_b = (b.report_version, b.runner_version, b.run_record_version)
+    if report_a != report_b:
+        found.append(RunDifference("report", report_a, report_b))
+    if a.engine_version != b.engine_version:
+        found.append(RunDifference("engine", a.engine_version, b.engine_version))
+    if a.repetitions != b.repetitions:
+        found.append(RunDifference("repetitions", a.repetitions, b.repetitions))
+    return tuple(found)
+
+
+def compare_runs(records: m.Records, run_a: str, run_b: str) -> Comparison:
+    """The `compare` command: two named runs, refused when incomparable; the build compares in score/verify's pass."""
+    try:
+        a, b = records.run(run_a), records.run(run_b)
+    except KeyError as exc:
+        raise UsageError(f'unknown run "{exc.args[0]}"{did_you_mean(exc.args[0], (r.id for r in records.runs))}') from None
+    problems = incompatibilities(records, a, b)
+    if problems:
+        raise IncompatibleRunsError(run_a, run_b, problems)
+    seen_a, seen_b = observe_run(records, run_a), observe_run(records, run_b)
+    if seen_a is None or seen_b is None:
+        crashed = run_a if seen_a is None else run_b
+        raise IncompatibleRunsError(run_a, run_b, (f"run {crashed} is CRASHED (a rerun or answer failed): it has no numbers",))
+    return compare_summaries(records, a, b, summarize(seen_a), summarize(seen_b))
+
+
+def summarize(observed) -> dict[str, tuple[dict, tuple[int, int] | None]]:
+    """Per measure, each observation's result by its identity, and the count: all a comparison needs of a run."""
+    return {measure: (_index(items), _count(items)) for measure, items in observed.items()}
+
+
+def compare_summaries(records: m.Records, a: m.Run, b: m.Run, seen_a, seen_b, *, regressions_only: bool = False) -> Comparison:
+    """Counts and changed observations of b against a; with regressions_only, the other changes are never built."""
+    deltas = []
+    changes = []
+    for measure in MEASURES:
+        before, count_before = seen_a[measure]
+        after, count_after = seen_b[measure]
+        deltas.append(MeasureDelta(measure, count_before, count_after))
+        for key in _changed(before, after):
+            change = Change(measure, *key, before=before.get(key, "not observed"), after=after.get(key, "not observed"))
+            if change.regression or not regressions_only:
+                changes.append(change)
+    order = {name: i for i, name in enumerate(MEASURES)}
+    changes.sort(key=lambda c: (not c.regression, order[c.measure], c.case_version, _sort_key((c.case_version, c.repetition, c.stage, c.subject))))
+    return Comparison(a.id, b.id, a.setup, b.setup, records.setups[a.setup].fingerprint, records.setups[b.setup].fingerprint,
+                      tuple(deltas), tuple(changes), allowed_differences(a, b))
+
+
+def _changed(before: dict, after: dict) -> list:
+    """The observations whose result moved between good, failed, pending and not observed.
+
+    Most observations keep their result: the set differences of the items (in C) leave only candidates to look at.
+    """
+    candidates = {key for key, _ in after.items() - before.items()}
+    candidates.update(before.keys() - after.keys())
+    return [key for key in candidates if _bucket(before.get(key, "not observed")) != _bucket(after.get(key, "not observed"))]
+
+
+def _index(observed) -> dict[tuple[str, str, str, str], str]:
+    # a quote is identified by its text: finding ids are the engine's own and differ from run to run
+    return {(o.case_version, o.repetition, o.stage, o.quote if o.quote is not None else o.subject): o.result for o in observed}
+
+
+def _bucket(result: str) -> str:
+    return "good" if result in _GOOD else result
+
+
+def _count(observed) -> tuple[int, int] | None:
+    if not observed:
+        return None
+    return (sum(1 for o in observed if o.result in _GOOD), len(observed))
+
+
+def _sort_key(key):
+    case_version, repetition, stage, subject = key
+    return (case_version, tuple(int(p) for p in repetition.split("-")), m.STAGES.index(stage), subject)
+
+
+def format_comparison(c: Comparison) -> str:
+    lines = [f"comparing {c.run_a} -> {c.run_b}"]
+    if c.setup_changed:
+        lines.append(f"!! run setup changed: {c.setup_a} ({c.fingerprint_a[:12]}) -> {c.setup_b} ({c.fingerprint_b[:12]})")
+    else:
+        lines.append(f"run setup: {c.setup_a} ({c.fingerprint_a[:12]}) in both")
+    lines.extend(f"note: {note.text()}" for note in c.notes)
+    lines.append("")
+    for d in c.measures:
+        lines.append(f"  {d.measure:<26} {_show(d.before):>16}  ->  {_show(d.after)}")
+    lines.append("")
+    regressions = c.regressions
+    lines.append(f"{len(regressions)} regression(s), {len(c.changes) - len(regressions)} other change(s)")
+    for change in c.changes:
+        tag = "REGRESSION" if change.regression else "change"
+        lines.append(f"  {tag:<10} {change.measure} {change.case_version} repetition {change.repetition} {change.stage} "
+                     f"{change.subject}: {change.before} -> {change.after}")
+    return "\n".join(lines) + "\n"
+
+
+def _show(count: tuple[int, int] | None) -> str:
+    return "not observed" if count is None else f"{count[0]} of {count[1]}"
+
+
+def previous_comparable(records: m.Records, run: m.Run) -> m.Run | None:
+    """The latest earlier published run of the same suite that this run can be compared with, for the run pages."""
+    earlier = [r for r in records.published_runs if (r.date, r.id) < (run.date, run.id) and r.suite == run.suite
+               and r.status == m.COMPLETED]
+    for candidate in sorted(earlier, key=lambda r: (r.date, r.id), reverse=True):
+        if not incompatibilities(records, candidate, run):
+            return candidate
+    return None
+
+
+def compatibility_key(records: m.Records, run: m.Run) -> tuple:
+    """Runs with equal keys can be compared (see incompatibilities); only the latest of each key is kept in memory."""
+    return (run.suite, run.suite_version, run.scorer_version, run.matching_method, run.assessment_version, run.policy,
+            len(records.stages(run)))

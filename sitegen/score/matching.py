@@ -1,0 +1,336 @@
+"""Structured matching of one stage's findings against the answer key: four conditions, one-to-one, deterministic."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from sitegen.core import model as m
+from sitegen.core.text import DocumentText, collapse
+
+# How far an edge's evidence goes; lower is better ("prefer exact over contained").
+_RANK = {m.EXACT: 0, m.LOCATION: 0, m.NO_EVIDENCE: 0, m.CONTAINED: 1}
+
+
+@dataclass(frozen=True)
+class MatchingMethod:
+    """A named, versioned variant of the scoring rules; each recorded run is re-verified with its own."""
+
+    version: int
+    id: str
+    allow_contained: bool  # v6 on: a wider quote on the passage's line is a contained match (v5 knew exact quotes only)
+    unexpected_by_identity: bool = False  # v7 on: pairs compare unexpected findings by (kind, rule, missing), not their number
+    survival_through_every_duplicate: bool = False  # v7 on: REDUCER_SURVIVAL counts a duplicate for every expected finding it duplicates
+
+
+METHODS = {
+    5: MatchingMethod(5, m.MATCHING_METHODS[5], allow_contained=False),
+    6: MatchingMethod(6, m.MATCHING_METHODS[6], allow_contained=True),
+    7: MatchingMethod(7, m.MATCHING_METHODS[7], allow_contained=True, unexpected_by_identity=True, survival_through_every_duplicate=True),
+}
+
+
+def method_for(scorer_version: int) -> MatchingMethod:
+    return METHODS[scorer_version]
+
+
+class CaseContext:
+    """What matching needs from one case version, prepared once and reused for every answer."""
+
+    def __init__(self, case_version: m.CaseVersion):
+        self.case_version = case_version
+        self.text = DocumentText(case_version.document)
+        self._passage_text: dict[tuple[str | None, tuple[int, int]], str] = {}
+        self._collapsed: dict[str, str] = {}
+        self._found: dict[str, bool] = {}
+        self._line_texts: tuple[str, ...] | None = None  # each line's collapsed text, built on first need
+        self._facts: dict[tuple, FindingFacts] = {}
+        # conditions 1-3 (kind, primary rule, missing flag) as a key, so a finding meets only the key findings that pass them
+        self.expected_by_identity = _by_identity(case_version.key.expected)
+        self.prohibited_by_identity = _by_identity(case_version.key.prohibited)
+
+    def passage_text(self, passage: m.Passage) -> str:
+        # keyed by the passage's fields: hashing the frozen dataclass itself costs a Python call every time
+        cache_key = (passage.quote, passage.lines)
+        text = self._passage_text.get(cache_key)
+        if text is None:
+            raw = passage.quote if passage.quote is not None else self.text.lines_text(*passage.lines)
+            text = self._passage_text[cache_key] = collapse(raw)
+        return text
+
+    def collapsed(self, quote: str) -> str:
+        cached = self._collapsed.get(quote)
+        if cached is None:
+            cached = self._collapsed[quote] = collapse(quote)
+        return cached
+
+    def line_text(self, line: int) -> str:
+        """The collapsed text of one line of the document, its characters without its line break."""
+        if self._line_texts is None:
+            self._line_texts = tuple(collapse(line[:-1] if line.endswith("\r") else line) for line in self.case_version.document.split("\n"))
+        return self._line_texts[line - 1]
+
+    def found(self, quote: str) -> bool:
+        """Whether the quote stands verbatim in the document, after whitespace collapsing."""
+        cached = self._found.get(quote)
+        if cached is None:
+            needle = self.collapsed(quote)
+            cached = self._found[quote] = bool(needle.strip()) and needle in self.text.collapsed
+        return cached
+
+    def facts(self, finding: m.Finding, method: MatchingMethod) -> FindingFacts:
+        """The finding's facts, kept by the fields that decide them, so a finding repeated in another repetition or stage is looked up."""
+        decisive = (method.id, finding.kind, finding.rule, finding.missing, finding.quote, finding.location)
+        known = self._facts.get(decisive)
+        if known is None:
+            known = self._facts[decisive] = FindingFacts(
+                _matches(self, finding, self.expected_by_identity, method),
+                next(iter(_matches(self, finding, self.prohibited_by_identity, method)), None),
+                _voluntary(self, finding, self.case_version.key.voluntary, method),
+                None if finding.quote is None else self.found(finding.quote),
+            )
+        return known
+
+
+class FindingFacts(NamedTuple):
+    """What a finding's kind, primary rule, missing flag and evidence decide on their own, whatever else the answer holds."""
+
+    expected: tuple[tuple[int, str], ...]  # (index, evidence) of every expected finding it matches, in key order
+    prohibited: tuple[int, str] | None  # (index, evidence) of the first prohibited finding it matches, in key order
+    voluntary: bool  # a strength the key allows
+    quote_found: bool | None  # None when the finding has no quote
+
+
+def evidence(ctx: CaseContext, finding: m.Finding, passage: m.Passage | None, method: MatchingMethod) -> str | None:
+    """How the finding points at the passage (exact, contained, location, absent), or None when it does not."""
+    if passage is None:
+        return m.NO_EVIDENCE if finding.quote is None and finding.location is None else None
+    if finding.quote is not None:
+        quote = ctx.collapsed(finding.quote)
+        wanted = ctx.passage_text(passage)
+        if quote == wanted:
+            return m.EXACT
+        first, last = passage.lines
+        # "stays on the same line": the collapsed quote stands in that line's own collapsed text, so it reaches into neither line break
+        if method.allow_contained and first == last and wanted in quote and quote in ctx.line_text(first):
+            return m.CONTAINED
+    if finding.location is not None and finding.location == passage.lines:
+        return m.LOCATION
+    return None
+
+
+Identity = tuple[str, str, bool]  # (kind, primary rule, missing flag): conditions 1-3 of a match
+
+
+def _by_identity(targets: tuple[m.KeyFinding, ...]) -> dict[Identity, tuple[tuple[int, m.KeyFinding], ...]]:
+    """Key findings (with their index, in key order) under every (kind, accepted rule, missing flag) that meets conditions 1-3."""
+    index: dict[Identity, list[tuple[int, m.KeyFinding]]] = {}
+    for i, target in enumerate(targets):
+        for rule in dict.fromkeys(target.rules):
+            index.setdefault((target.kind, rule, target.missing), []).append((i, target))
+    return {identity: tuple(entries) for identity, entries in index.items()}
+
+
+def _matches(ctx: CaseContext, finding: m.Finding, index, method: MatchingMethod) -> tuple[tuple[int, str], ...]:
+    """(index, evidence) of every key finding the finding matches, in key order: all four conditions hold.
+
+    1. kind, 2. primary rule among the accepted ones, 3. missing flag: the finding's identity looked up in the index;
+    4. evidence: tested only on what the lookup gives, being the dearest.
+    """
+    found = []
+    for i, target in index.get((finding.kind, finding.rule, finding.missing), ()):
+        how = evidence(ctx, finding, target.passage, method)
+        if how is not None:
+            found.append((i, how))
+    return tuple(found)
+
+
+def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: MatchingMethod) -> m.StageVerdict:
+    """Put every finding of one stage in exactly one category and say how each expected finding fared."""
+    key = ctx.case_version.key
+    expected = key.expected
+    facts = [ctx.facts(finding, method) for finding in findings]
+    edges = {fi: fact.expected for fi, fact in enumerate(facts) if fact.expected}
+    assignment = _assign(edges, len(findings)) if edges else {}
+    matched_expected = {ei: fi for fi, (ei, _) in assignment.items()}
+
+    verdicts = []
+    for fi, (finding, fact) in enumerate(zip(findings, facts)):
+        if fi in assignment:
+            ei, found = assignment[fi]
+            verdicts.append(m.FindingVerdict(finding, m.MATCHED, expected[ei].id, found, fact.quote_found))
+            continue
+        # a duplicate of every expected finding it would match that another finding took, not only the first
+        taken = [(ei, found) for ei, found in fact.expected if ei in matched_expected] if fact.expected else None
+        if taken:
+            ei, found = taken[0]
+            verdicts.append(m.FindingVerdict(finding, m.DUPLICATE, expected[ei].id, found, fact.quote_found,
+                                             tuple(expected[i].id for i, _ in taken)))
+            continue
+        if fact.prohibited is not None:
+            pi, found = fact.prohibited
+            verdicts.append(m.FindingVerdict(finding, m.PROHIBITED, key.prohibited[pi].id, found, fact.quote_found))
+            continue
+        category = m.VOLUNTARY if fact.voluntary else m.UNEXPECTED
+        verdicts.append(m.FindingVerdict(finding, category, None, None, fact.quote_found))
+
+    expected_verdicts = []
+    for ei, target in enumerate(expected):
+        if ei in matched_expected:
+            fi = matched_expected[ei]
+            expected_verdicts.append(m.ExpectedVerdict(target, findings[fi].id, assignment[fi][1], None, None))
+        else:
+            reason, closest = _why_missed(ctx, findings, target, method)
+            expected_verdicts.append(m.ExpectedVerdict(target, None, None, reason, closest))
+    return m.StageVerdict(tuple(verdicts), tuple(expected_verdicts))
+
+
+def _voluntary(ctx: CaseContext, finding: m.Finding, allowed: tuple[m.VoluntaryStrength, ...], method: MatchingMethod) -> bool:
+    if finding.kind != m.STRENGTH:
+        return False
+    for strength in allowed:
+        if strength.rule != finding.rule:
+            continue
+        if strength.passage is None or evidence(ctx, finding, strength.passage, method) is not None:
+            return True
+    return False
+
+
+_CONDITION_ORDER = ("kind", "rule", "missing", "evidence")
+
+
+def _why_missed(ctx, findings, target, method) -> tuple[str, str | None]:
+    """The condition that broke for the finding that came closest, or "nothing" when no finding came near."""
+    best: tuple[int, int] | None = None
+    best_reason, best_id = "nothing", None
+    for fi, finding in enumerate(findings):
+        found = evidence(ctx, finding, target.passage, method)
+        same_rule = finding.rule in target.rules
+        if not same_rule and found is None:
+            continue  # neither the rule nor the passage: not an attempt at this expected finding
+        broken = [
+            name
+            for name, ok in (
+                ("kind", finding.kind == target.kind),
+                ("rule", same_rule),
+                ("missing", finding.missing == target.missing),
+                ("evidence", found is not None),
+            )
+            if not ok
+        ]
+        score = (len(broken), fi)
+        if best is None or score < best:
+            best = score
+            reason = broken[0] if broken else "taken"
+            if reason == "rule" and any(r in target.rules for r in finding.supporting_rules):
+                reason = "rule.support"
+            best_reason, best_id = reason, finding.id
+    return best_reason, best_id
+
+
+def _assign(edges: dict[int, tuple[tuple[int, str], ...]], n_findings: int) -> dict[int, tuple[int, str]]:
+    """A maximum one-to-one assignment; ties go to more exact matches, then earlier findings, then earlier key entries."""
+    result: dict[int, tuple[int, str]] = {}
+    for members in _components(edges):
+        if len(members) == 1 and len(edges[members[0]]) == 1:
+            result[members[0]] = edges[members[0]][0]
+            continue
+        result.update(_best_assignment(members, edges))
+    return result
+
+
+def _components(edges: dict[int, tuple[tuple[int, str], ...]]) -> list[list[int]]:
+    """The findings of each connected component of the bipartite graph, in finding order; findings sharing an expected finding meet."""
+    # the usual answer: each finding matches at most one expected finding, so a component is one expected finding and its findings
+    by_expected: dict[int, list[int]] = {}
+    for fi in sorted(edges):
+        if len(edges[fi]) != 1:
+            return _tangled_components(edges)
+        by_expected.setdefault(edges[fi][0][0], []).append(fi)
+    return list(by_expected.values())
+
+
+def _tangled_components(edges: dict[int, tuple[tuple[int, str], ...]]) -> list[list[int]]:
+    """Components when some finding matches several expected findings: union-find over the expected findings."""
+    parent: dict[int, int] = {}  # expected finding -> another in its component; the root points nowhere
+
+    def root(ei: int) -> int:
+        while ei in parent:
+            ei = parent[ei]
+        return ei
+
+    for targets in edges.values():
+        first = root(targets[0][0])
+        for ei, _ in targets[1:]:
+            other = root(ei)
+            if other != first:
+                parent[other] = first
+    components: dict[int, list[int]] = {}
+    for fi in sorted(edges):
+        components.setdefault(root(edges[fi][0][0]), []).append(fi)
+    return list(components.values())
+
+
+def _best_assignment(members: list[int], edges) -> dict[int, tuple[int, str]]:
+    if all(len(edges[fi]) == 1 for fi in members):
+        # several findings for one expected finding (the others are duplicates): the first exact one, else the first
+        winner = next((fi for fi in members if _RANK[edges[fi][0][1]] == 0), members[0])
+        return {winner: edges[winner][0]}
+    return _ranked_assignment(members, edges)
+
+
+def _ranked_assignment(members: list[int], edges) -> dict[int, tuple[int, str]]:
+    """The METHOD.md order as one minimum-cost assignment, found by successive shortest augmenting paths: polynomial in size.
+
+    Each edge costs -SIZE - EXACT·[exact] - (k - j)·K**(n-1-p) for the p-th finding of n taking the j-th of the component's
+    k expected findings (K = k + 1): a sum that ranks assignments by most matches, then most exact matches, then the
+    digits (expected finding taken, or k for none) of the findings in answer order, as the exhaustive comparison of
+    (-matches, -exact, order) does. Python's integers are exact at any size, and every assignment has its own cost, so
+    the cheapest is unique and no tie-break is left to the search.
+    """
+    targets = sorted({ei for fi in members for ei, _ in edges[fi]})
+    k, n = len(targets), len(members)
+    base = k + 1
+    exact_weight = base ** n  # above any sum of order digits
+    size_weight = exact_weight * (n + 2)  # above any difference in exact matches and order
+    column = {ei: j for j, ei in enumerate(targets)}
+    cost: list[dict[int, int]] = []
+    for p, fi in enumerate(members):
+        place = base ** (n - 1 - p)
+        cost.append({column[ei]: -size_weight - (exact_weight if _RANK[found] == 0 else 0) - (k - column[ei]) * place
+                     for ei, found in edges[fi]})
+    finding_of: list[int | None] = [None] * k  # finding position holding each expected finding
+    holds: list[int | None] = [None] * n  # expected column each finding holds
+    while True:
+        # cheapest residual path from a free finding to each expected finding (Bellman-Ford over the expected side: no
+        # negative cycle exists in the residual graph of a minimum-cost assignment, so k rounds settle it)
+        dist: list[int | None] = [None] * k
+        via: list[int | None] = [None] * k  # the finding that reaches the column on the cheapest path
+        for p in range(n):
+            if holds[p] is None:
+                for j, c in cost[p].items():
+                    if dist[j] is None or c < dist[j]:
+                        dist[j], via[j] = c, p
+        for _ in range(k):
+            changed = False
+            for j2 in range(k):
+                p2 = finding_of[j2]
+                if p2 is None or dist[j2] is None:
+                    continue
+                back = dist[j2] - cost[p2][j2]  # give up p2's column j2, then p2 takes another
+                for j, c in cost[p2].items():
+                    if j != j2 and (dist[j] is None or back + c < dist[j]):
+                        dist[j], via[j] = back + c, p2
+                        changed = True
+            if not changed:
+                break
+        ends = [j for j in range(k) if finding_of[j] is None and dist[j] is not None and dist[j] < 0]
+        if not ends:
+            break
+        j = min(ends, key=lambda j: dist[j])
+        while j is not None:  # flip the path back to the free finding it started from
+            p = via[j]
+            previous = holds[p]
+            holds[p], finding_of[j] = j, p
+            j = previous
+    return {members[p]: next(e for e in edges[members[p]] if column[e[0]] == j) for p, j in enumerate(holds) if j is not None}

@@ -1,0 +1,216 @@
+"""What every measure shares: the judged run it reads, the observations it gives, and the record that describes it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Callable, Iterator, Mapping, NamedTuple
+
+from sitegen.core import model as m
+from sitegen.score.matching import CaseContext, MatchingMethod, judge_stage
+
+
+class Reason:
+    """Why an observation did not pass: a reason code and its parameters, every difference kept, made only on failure.
+
+    The results record's English detail, `sitegen explain` and the pages' words are all rendered from it through the
+    texts of the measure's record (Measure.reasons), so one vocabulary stands behind all three.
+    """
+
+    code: str
+
+    def __init__(self, code: str, /, **params: Any):
+        # made for every observation that does not pass, so kept cheap: the parameters are its attributes
+        fields = self.__dict__
+        fields.update(params)
+        fields["code"] = code
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return MappingProxyType({k: v for k, v in self.__dict__.items() if k != "code"})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a Reason is frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("a Reason is frozen")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Reason) and self.__dict__ == other.__dict__
+
+    def __hash__(self) -> int:
+        return hash((self.code, tuple(sorted(self.params.items()))))
+
+    def __repr__(self) -> str:
+        shown = "".join(f", {k}={v!r}" for k, v in self.params.items())
+        return f"Reason({self.code!r}{shown})"
+
+    def __reduce__(self):
+        return _reason, (self.code, dict(self.params))  # crosses to and from worker processes like any value
+
+
+def _reason(code: str, params: dict[str, Any]) -> Reason:
+    return Reason(code, **params)
+
+
+class Difference(NamedTuple):
+    """One entry two readings (pair versions, repetitions) disagree on: its key and what each side read."""
+
+    key: str
+    left: object
+    right: object
+
+
+@dataclass(frozen=True)
+class ReasonText:
+    """A reason code's texts: the page's word (an English msgid, translated per locale), the results record's English
+    detail rendered from the structured reason (`sitegen explain` uses `explained` when the measure gives one)."""
+
+    code: str
+    word: str
+    detail: Callable[[Reason], str] | None = None
+    explained: Callable[[Reason], str] | None = None
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure of METHOD.md in one place: its id, page title (English msgid), function, reasons, method-page example."""
+
+    id: str
+    title: str
+    function: Callable[..., Iterator[Any]]
+    reasons: tuple[ReasonText, ...]
+    example_case: str
+
+    def reason(self, code: str) -> ReasonText:
+        return next(r for r in self.reasons if r.code == code)
+
+
+def N_(message: str) -> str:
+    """Marks an English msgid for extraction into the catalogs; the page translates it in its own language."""
+    return message
+
+
+class Observed(NamedTuple):
+    """One observation of one measure, passed ones included; `cases` says which (case version, repetition) it involves.
+
+    A named tuple rather than a dataclass: a large run makes millions of these, and tuples are built several times faster.
+    """
+
+    measure: str
+    case_version: str
+    repetition: str
+    stage: str
+    subject: str
+    result: str
+    reason: str = ""
+    detail: str = ""
+    cases: tuple[tuple[str, int], ...] = ()
+    quote: str | None = None  # QUOTE_FIDELITY: the collapsed quote, which identifies the observation across runs
+    why: Reason | None = None  # the structured reason of an observation that did not pass; `reason` is its code
+
+
+class Passed(NamedTuple):
+    """`count` observations that passed, each involving every case in `cases`: what scoring needs of them, in place of each one.
+
+    Scoring a run only counts its passed observations, and most observations pass; a measure asked not to list them
+    (listed=False) yields these instead, at most one per (case version, repetition) where it can.
+    """
+
+    count: int
+    cases: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class JudgedRun:
+    """A run's answers with every stage judged once, shared by all seven measures."""
+
+    run: m.Run
+    stages: tuple[str, ...]
+    case_versions: tuple[m.CaseVersion, ...]
+    pairs: tuple[m.Pair, ...]
+    contexts: Mapping[str, CaseContext]
+    answers: Mapping[tuple[str, int], m.Answer]
+    verdicts: Mapping[tuple[str, int, str], m.StageVerdict]
+    method: MatchingMethod
+    rerun_verdict: Callable[[m.Answer, str], m.StageVerdict]
+
+
+def judge_run(records: m.Records, run: m.Run, method: MatchingMethod) -> JudgedRun:
+    suite = records.suite(run.suite, run.suite_version)
+    case_versions = tuple(records.case_versions[cv] for cv in suite.case_versions)
+    contexts = {cv.id: CaseContext(cv) for cv in case_versions}
+    stages = records.stages(run)
+    answers: dict[tuple[str, int], m.Answer] = {}
+    verdicts: dict[tuple[str, int, str], m.StageVerdict] = {}
+    for cv in case_versions:
+        judged_before: dict[str, list[tuple[tuple[m.Finding, ...], m.StageVerdict]]] = {stage: [] for stage in stages}
+        for rep in range(1, run.repetitions + 1):
+            answer = records.answers[(run.id, cv.id, rep)]
+            answers[(cv.id, rep)] = answer
+            for stage in stages:
+                findings = answer.answer.stage_findings(stage)
+                verdict = _judged_before(judged_before[stage], findings)
+                if verdict is None:
+                    verdict = judge_stage(contexts[cv.id], findings, method)
+                    judged_before[stage].append((findings, verdict))
+                verdicts[(cv.id, rep, stage)] = verdict
+    in_suite = set(suite.case_versions)
+    pairs = tuple(p for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite)
+
+    def rerun_verdict(answer: m.Answer, stage: str) -> m.StageVerdict:
+        return judge_stage(contexts[answer.case_version], answer.rerun.stage_findings(stage), method)
+
+    return JudgedRun(run, stages, case_versions, pairs, contexts, answers, verdicts, method, rerun_verdict)
+
+
+def _judged_before(judged: list[tuple[tuple[m.Finding, ...], m.StageVerdict]], findings: tuple[m.Finding, ...]) -> m.StageVerdict | None:
+    """The verdict already made on equal findings (an engine often repeats itself), or None; findings are frozen values.
+
+    The same verdict object then stands for every repetition that gave it, which the measures may use as a shortcut.
+    Compared rather than hashed: a frozen dataclass's hash is computed anew each time, and unequal answers mostly differ early.
+    """
+    for before, verdict in judged:
+        if before == findings:
+            return verdict
+    return None
+
+
+def each_case(judged: JudgedRun) -> Iterator[tuple[m.CaseVersion, int]]:
+    for cv in judged.case_versions:
+        for rep in range(1, judged.run.repetitions + 1):
+            yield cv, rep
+
+
+def each_stage(judged: JudgedRun, measure: Measure | str, cv: m.CaseVersion, rep: int,
+               problem: Callable[[m.StageVerdict], Reason | None], texts: Mapping[str, ReasonText],
+               listed: bool) -> Iterator[Observed | Passed]:
+    """One observation per stage of a repetition: failed with the reason `problem` finds, if any, else passed."""
+    repetition, cases = str(rep), ((cv.id, rep),)
+    passed = 0
+    for stage in judged.stages:
+        found = problem(judged.verdicts[(cv.id, rep, stage)])
+        if found is not None:
+            yield failed(measure, cv.id, repetition, stage, "-", m.FAILED, found, texts, cases)
+        elif listed:
+            yield Observed(measure, cv.id, repetition, stage, "-", m.PASSED, "", "", cases, None)
+        else:
+            passed += 1
+    if passed:
+        yield Passed(passed, cases)
+
+
+def failed(measure: str, case_version: str, repetition: str, stage: str, subject: str, result: str, why: Reason,
+           texts: Mapping[str, ReasonText], cases: tuple[tuple[str, int], ...], quote: str | None = None) -> Observed:
+    """An observation that did not pass, its record's detail rendered from its structured reason."""
+    return Observed(measure, case_version, repetition, stage, subject, result, why.code, texts[why.code].detail(why),
+                    cases, quote, why)
+
+
+def more(differences: tuple) -> str:
+    """The results record's tail for the differences beyond the first, as it has always been written."""
+    return f" (+{len(differences) - 1} more difference(s))" if len(differences) > 1 else ""
+
+
+def texts_of(reasons: tuple[ReasonText, ...]) -> Mapping[str, ReasonText]:
+    return MappingProxyType({r.code: r for r in reasons})

@@ -1,0 +1,101 @@
+"""GROUNDING: each expected finding must be found; a first miss waits for its rerun, which may dismiss it."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from sitegen.core import model as m
+from sitegen.score.measures.base import N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, each_case, texts_of
+
+
+def _miss(text: str):
+    """The record's words for a miss, with the closest finding when there was one (as recorded results say it)."""
+    return lambda why: f"{text} (closest finding: {why.closest})" if why.closest else text
+
+
+def _explained(text: str):
+    return lambda why: text.format(got=why.got, want=why.want)
+
+
+REASONS = (
+    ReasonText("nothing", N_("nothing reported"), _miss("nothing was reported for it"),
+               _explained("nothing was reported for it")),
+    ReasonText("kind", N_("reported as the other kind (flaw or strength)"),
+               _miss("the passage was reported in the other list (flaw/strength)"),
+               _explained("the passage was reported in the other list (a {got} instead of a {want})")),
+    ReasonText("rule", N_("primary rule not accepted by the key"), _miss("the primary rule named is not one the key accepts"),
+               _explained("the primary rule {got} is not one the key accepts ({want})")),
+    ReasonText("rule.support", N_("accepted rule named only as support"),
+               _miss("an accepted rule was named only as a supporting rule, not as the primary rule"),
+               _explained("an accepted rule was named only as support; the primary rule was {got}")),
+    ReasonText("missing", N_("missing flag differs"), _miss("the finding's missing flag differs from the key's"),
+               _explained("the finding says missing={got}, the key says missing={want}")),
+    ReasonText("evidence", N_("passage not pointed at"), _miss("the rule was named but the finding does not point at the passage"),
+               _explained("the rule was named, but the finding does not point at the passage")),
+    ReasonText("taken", N_("the matching finding went to another expected finding"),
+               _miss("the only finding that matched it was assigned to another expected finding"),
+               _explained("the finding that matched it was assigned to another expected finding")),
+    ReasonText("rerun.crashed", N_("the rerun crashed"), lambda why: "the rerun crashed before it finished"),
+)
+_TEXTS = texts_of(REASONS)
+
+
+def miss_reason(verdict: m.ExpectedVerdict, **more: object) -> Reason:
+    """The structured reason of an expected finding's miss: the matcher's code and the closest finding, if any."""
+    return Reason(verdict.reason, expected=verdict.expected.id, closest=verdict.closest, **more)
+
+
+def detail(result: str, why: Reason) -> str:
+    """The results record's English detail of a GROUNDING observation, from its result and structured reason."""
+    text = _TEXTS[why.code].detail(why)
+    if why.code == "rerun.crashed":
+        return text
+    if result == m.PENDING:
+        return f"first miss, no rerun recorded: {text}"
+    if result == m.DISMISSED:
+        return f"first miss ({text}) dismissed by rerun: rerun finding {why.rerun_finding} matched"
+    return f"miss confirmed by rerun: {text}"
+
+
+def grounding(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
+    """Each expected finding, per stage and repetition; a first miss waits for its rerun (reviewer stage: reviewer-expected only)."""
+    for cv, rep in each_case(judged):
+        answer = judged.answers[(cv.id, rep)]
+        repetition, cases = str(rep), ((cv.id, rep),)
+        passed = 0
+        for stage in judged.stages:
+            rerun = None
+            for ev in judged.verdicts[(cv.id, rep, stage)].expected:
+                if stage == m.REVIEWER and not ev.expected.reviewer_expected:
+                    continue
+                if ev.finding is not None:
+                    if listed:
+                        # all fields by position: a large run makes millions of these, and keywords and defaults cost more than the tuple
+                        yield Observed("GROUNDING", cv.id, repetition, stage, ev.expected.id, m.PASSED, "", "", cases, None)
+                    else:
+                        passed += 1
+                    continue
+                if answer.rerun is None:
+                    yield _observed(cv.id, repetition, stage, ev, m.PENDING, miss_reason(ev), cases)
+                    continue
+                if answer.rerun.status != m.COMPLETED:
+                    # the record says only that the rerun crashed; the reason keeps what the first miss was
+                    why = Reason("rerun.crashed", expected=ev.expected.id, miss=ev.reason, closest=ev.closest)
+                    yield _observed(cv.id, repetition, stage, ev, m.PENDING, why, cases)
+                    continue
+                if rerun is None:
+                    rerun = judged.rerun_verdict(answer, stage)
+                again = next(r for r in rerun.expected if r.expected.id == ev.expected.id)
+                if again.finding is not None:
+                    yield _observed(cv.id, repetition, stage, ev, m.DISMISSED, miss_reason(ev, rerun_finding=again.finding), cases)
+                else:
+                    yield _observed(cv.id, repetition, stage, ev, m.FAILED, miss_reason(ev, rerun_finding=None), cases)
+        if passed:
+            yield Passed(passed, cases)
+
+
+def _observed(cv_id: str, repetition: str, stage: str, ev: m.ExpectedVerdict, result: str, why: Reason, cases) -> Observed:
+    return Observed("GROUNDING", cv_id, repetition, stage, ev.expected.id, result, why.code, detail(result, why), cases, None, why)
+
+
+MEASURE = Measure("GROUNDING", N_("Finds what the key expects"), grounding, REASONS, example_case="cure-unchecked")

@@ -1,0 +1,181 @@
+"""Scores one run at a time into a frozen RunResult: measure states, per-case results, and every observation that did not plainly pass."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import fields
+
+from sitegen.core import model as m
+from sitegen.score.matching import CaseContext, MatchingMethod, judge_stage, method_for
+from sitegen.score.measures.base import Observed, Passed, judge_run
+from sitegen.score.measures.registry import MEASURE_FUNCTIONS, MEASURES
+
+
+def run_crashed(records: m.Records, run: m.Run) -> bool:
+    """A run is CRASHED when it, one of its answers, or a rerun that followed failed before the pipeline finished."""
+    if run.status != m.COMPLETED:
+        return True
+    suite = records.suite(run.suite, run.suite_version)
+    for cv in suite.case_versions:
+        for rep in range(1, run.repetitions + 1):
+            a = records.answers[(run.id, cv, rep)]
+            if a.answer.status != m.COMPLETED or (a.rerun is not None and a.rerun.status != m.COMPLETED):
+                return True
+    return False
+
+
+def measure_state(passed: int, observed: int, failed: int, pending: int) -> str:
+    if observed == 0:
+        return m.NOT_OBSERVED
+    if failed:
+        return m.BLOCK
+    if pending:
+        return m.PENDING_CONFIRMATION
+    return m.PASS
+
+
+def run_outcome(states: list[str]) -> str:
+    if m.BLOCK in states:
+        return m.BLOCK
+    if m.PENDING_CONFIRMATION in states:
+        return m.PENDING_CONFIRMATION
+    if all(s == m.NOT_OBSERVED for s in states):
+        return m.NOT_OBSERVED
+    return m.PASS
+
+
+def score_run(records: m.Records, run_id: str, *, scorer_version: int | None = None) -> m.RunResult:
+    """Score a run with the scorer version it names (or the one given), exactly as METHOD.md says."""
+    run = records.run(run_id)
+    version = scorer_version if scorer_version is not None else run.scorer_version
+    method = method_for(version)
+    if run_crashed(records, run):
+        return m.RunResult(run.id, version, method.id, m.CRASHED_STATE, (), (), ())
+    return _score(records, run, version, method)
+
+
+def _score(records: m.Records, run: m.Run, version: int, method: MatchingMethod) -> m.RunResult:
+    judged = judge_run(records, run, method)
+    # each measure's observations are counted as they are made, so none is kept that did not fail; passed ones come counted
+    streams = {measure: function(judged, listed=False) for measure, function in MEASURE_FUNCTIONS.items()}
+    return _aggregate(run, version, method.id, judged.case_versions, streams)
+
+
+def observe(judged) -> dict[str, list[Observed]]:
+    """Every observation of every measure, passed ones included, in measure order."""
+    return {measure: list(function(judged)) for measure, function in MEASURE_FUNCTIONS.items()}
+
+
+def observe_run(records: m.Records, run_id: str) -> dict[str, list[Observed]] | None:
+    """All observations of a run with its own scorer version, or None for a CRASHED run."""
+    run = records.run(run_id)
+    if run_crashed(records, run):
+        return None
+    return observe(judge_run(records, run, method_for(run.scorer_version)))
+
+
+def aggregate_observed(records: m.Records, run_id: str, observed: dict[str, list[Observed]]) -> m.RunResult:
+    """The RunResult of observations already made (by observe_run), so a run need not be scored twice."""
+    run = records.run(run_id)
+    suite = records.suite(run.suite, run.suite_version)
+    return _aggregate(run, run.scorer_version, m.MATCHING_METHODS[run.scorer_version],
+                      tuple(records.case_versions[cv] for cv in suite.case_versions), observed)
+
+
+def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed: Mapping[str, Iterable[Observed | Passed]]) -> m.RunResult:
+    """Counts per measure and per case, and the observations that did not plainly pass; each observation is looked at once."""
+    measures = []
+    observations: list[m.Observation] = []
+    # per measure, how many observations each (case version, repetition) took part in, and how many of those did not pass
+    involved: dict[str, dict[tuple[str, int], int]] = {}
+    not_passed: dict[str, dict[tuple[str, int], int]] = {}
+    case_flags: dict[tuple[str, int], set[str]] = defaultdict(set)
+    for measure, items in observed.items():
+        counts = {m.PASSED: 0, m.FAILED: 0, m.PENDING: 0, m.DISMISSED: 0}
+        taking_part = involved[measure] = {}
+        failing = not_passed[measure] = {}
+        for obs in items:
+            if type(obs) is Passed:
+                counts[m.PASSED] += obs.count
+                for case in obs.cases:
+                    taking_part[case] = taking_part.get(case, 0) + obs.count
+                continue
+            counts[obs.result] += 1
+            for case in obs.cases:
+                taking_part[case] = taking_part.get(case, 0) + 1
+            if obs.result == m.PASSED:
+                continue
+            for case in obs.cases:
+                if obs.result != m.DISMISSED:
+                    failing[case] = failing.get(case, 0) + 1
+                case_flags[case].add(obs.result)
+            observations.append(_public(obs))
+        total = sum(counts.values())
+        passed = counts[m.PASSED] + counts[m.DISMISSED]
+        measures.append(m.MeasureResult(
+            measure, measure_state(passed, total, counts[m.FAILED], counts[m.PENDING]),
+            passed, total, counts[m.FAILED], counts[m.PENDING], counts[m.DISMISSED],
+        ))
+    per_case: dict[tuple[str, int], dict[str, tuple[int, int]]] = {}
+    for measure in sorted(observed):  # a case result lists its measures by name
+        failing = not_passed[measure]
+        for case, count in involved[measure].items():
+            per_case.setdefault(case, {})[measure] = (count - failing.get(case, 0), count)
+    cases = []
+    for cv in case_versions:
+        for rep in range(1, run.repetitions + 1):
+            case = (cv.id, rep)
+            tallies = per_case.get(case, {})
+            flags = case_flags.get(case, set())
+            state = (m.BLOCK if m.FAILED in flags else m.PENDING_CONFIRMATION if m.PENDING in flags
+                     else m.PASS if tallies else m.NOT_OBSERVED)
+            cases.append(m.CaseResult(cv.id, rep, state, tallies))
+    order = {name: i for i, name in enumerate(MEASURES)}
+    observations.sort(key=lambda o: (order[o.measure], o.case_version, _rep_key(o.repetition), m.STAGES.index(o.stage), o.subject, o.reason))
+    return m.RunResult(run.id, version, method_id, run_outcome([x.state for x in measures]), tuple(measures), tuple(cases), tuple(observations))
+
+
+def _rep_key(repetition: str) -> tuple[int, ...]:
+    return tuple(map(int, repetition.split("-")))
+
+
+def _public(obs: Observed) -> m.Observation:
+    # by position (an Observed begins with an Observation's fields, checked below): twice as fast as naming each field
+    return m.Observation(*obs[:_PUBLIC_FIELDS])
+
+
+_PUBLIC_FIELDS = len(fields(m.Observation))
+assert Observed._fields[:_PUBLIC_FIELDS] == tuple(f.name for f in fields(m.Observation))
+
+
+def verdict_source(records: m.Records):
+    """How findings fared, per answer and stage, computed on demand with each case version prepared once.
+
+    The verdicts of the case version at hand are kept by the engine answer's value (with the stage and scorer
+    version): judging is a function of the case, the findings and the matching method alone, so an engine that
+    repeats itself is judged once, and the kept verdict is the one judging again would give. Equal answers come back
+    from the spool as the very same object, so a kept one is found by identity before its fields are compared.
+    """
+    contexts: dict[str, CaseContext] = {}
+    runs = {r.id: r for r in records.runs}
+    judged: dict[tuple[m.EngineAnswer, str, int], m.StageVerdict] = {}  # only the case version at hand
+    at_hand: list[str | None] = [None]
+
+    def verdict(answer: m.Answer, stage: str, rerun: bool = False) -> m.StageVerdict:
+        if answer.case_version != at_hand[0]:
+            judged.clear()
+            at_hand[0] = answer.case_version
+        engine = answer.rerun if rerun else answer.answer
+        version = runs[answer.run].scorer_version
+        key = (engine, stage, version)
+        kept = judged.get(key)
+        if kept is not None:
+            return kept
+        ctx = contexts.get(answer.case_version)
+        if ctx is None:
+            ctx = contexts[answer.case_version] = CaseContext(records.case_versions[answer.case_version])
+        found = judged[key] = judge_stage(ctx, engine.stage_findings(stage), method_for(version))
+        return found
+
+    return verdict

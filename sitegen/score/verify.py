@@ -1,0 +1,246 @@
+"""One scoring pass over the runs, serving build, check and `sitegen score` alike: score, verify against the record, compare."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator, Mapping
+
+from sitegen.core import model as m
+from sitegen.core.errors import Diagnostic, PublicationError, UsageError, did_you_mean
+from sitegen.core.workers import ordered_map
+from sitegen.load.jsonread import parse_json
+from sitegen.score.comparison import Comparison, compare_summaries, compatibility_key, summarize
+from sitegen.score.results import Difference, compare_result, read_results, write_results
+from sitegen.score.scoring import aggregate_observed, observe_run, score_run
+
+
+@dataclass(frozen=True)
+class PassRequest:
+    """What one pass does; forked workers receive it whole (ordered_map's context), so nothing is held by a module."""
+
+    records: m.Records
+    recorded: Mapping[str, m.RunResult] | None  # when given, each fresh result is checked against it where it was scored
+    compare: bool  # compare each run with the previous comparable one (this needs all of a run's observations)
+
+
+@dataclass(frozen=True)
+class Examined:
+    """A fresh result checked against the record: whether the record has the run with the same scorer version, and
+    if so where the two first differ (None: byte for byte the same). Only this travels back, not the result."""
+
+    comparable: bool
+    difference: Difference | None
+
+
+@dataclass(frozen=True)
+class RunScored:
+    """One run of a pass: its fresh result (without a record to check against) or what checking it found, and the
+    summary a comparison needs (None when not comparing, or for a CRASHED run)."""
+
+    run: m.Run
+    result: m.RunResult | None
+    examined: Examined | None
+    summary: Mapping | None
+
+
+@dataclass(frozen=True)
+class Verified:
+    """A pass's outcome: fresh results (only without a record), differences from the record, and the comparisons."""
+
+    results: Mapping[str, m.RunResult]
+    differences: Mapping[str, Difference | None]
+    comparisons: Mapping[str, Comparison]
+
+
+def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, keep_all_changes: bool = True) -> Verified:
+    """Score the runs once, in date order, one run's observations alive at a time (N processes, same result for any N).
+
+    Only the latest run of each compatibility key keeps its summary, so memory holds a few runs' summaries, not all.
+    Without `keep_all_changes`, each comparison keeps only its regressions (the other changes are never built).
+    """
+    results: dict[str, m.RunResult] = {}
+    differences: dict[str, Difference | None] = {}
+    comparisons: dict[str, Comparison] = {}
+    latest: dict[tuple, tuple[m.Run, Mapping]] = {}
+    records = request.records
+    for scored in _scored(request, sorted(runs, key=lambda r: (r.date, r.id)), jobs):
+        run = scored.run
+        if scored.result is not None:
+            results[run.id] = scored.result
+        if scored.examined is not None and scored.examined.comparable:
+            differences[run.id] = scored.examined.difference
+        if scored.summary is None:
+            continue
+        key = compatibility_key(records, run)
+        if key in latest:
+            previous, seen = latest[key]
+            comparisons[run.id] = compare_summaries(records, previous, run, seen, scored.summary,
+                                                    regressions_only=not keep_all_changes)
+        latest[key] = (run, scored.summary)
+    return Verified(results, differences, comparisons)
+
+
+def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *, jobs: int = 1,
+                     keep_all_changes: bool = False) -> Verified:
+    """Score every published run, check it against the record and compare it; raise PublicationError on any problem."""
+    verified = score_pass(PassRequest(records, recorded, compare=True), records.published_runs, jobs=jobs,
+                          keep_all_changes=keep_all_changes)
+    _raise_problems(records, recorded, verified.differences)
+    return verified
+
+
+def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1) -> dict[str, m.RunResult]:
+    """Fresh results of the named runs, in the order named (memory holds results, never more than one run's observations)."""
+    fresh = score_pass(PassRequest(records, None, compare=False), tuple(records.run(r) for r in run_ids), jobs=jobs).results
+    return {run_id: fresh[run_id] for run_id in run_ids}
+
+
+def _scored(request: PassRequest, runs: list[m.Run], jobs: int) -> Iterator[RunScored]:
+    if jobs <= 1 or len(runs) <= 1:
+        return (_score_one(request, run.id) for run in runs)
+    return ordered_map(_score_one, [r.id for r in runs], jobs=jobs, context=request)
+
+
+def _score_one(request: PassRequest, run_id: str) -> RunScored:
+    """One run, observed once: its result (or what checking it found) and, when comparing, the summary."""
+    records = request.records
+    run = records.run(run_id)
+    if request.compare:
+        observed = observe_run(records, run_id)
+        result = score_run(records, run_id) if observed is None else aggregate_observed(records, run_id, observed)
+        summary = None if observed is None else summarize(observed)
+        del observed
+    else:
+        result, summary = score_run(records, run_id), None
+    if request.recorded is None:
+        return RunScored(run, result, None, summary)
+    return RunScored(run, None, _examine(request.recorded, result), summary)
+
+
+def _examine(recorded: Mapping[str, m.RunResult], result: m.RunResult) -> Examined:
+    kept = recorded.get(result.run)
+    if kept is None or kept.scorer_version != result.scorer_version:
+        return Examined(False, None)
+    return Examined(True, compare_result(kept, result))
+
+
+def _locator(records: m.Records) -> Callable[[str | None, str, str], Diagnostic]:
+    """A diagnostic placed in the results record by file, line and column of a pointer, as every record problem is."""
+    source = records.files.get("results.json")
+    path = source.path if source else "results.json"
+    parsed: list = []  # the record is parsed again for line numbers only when there is a problem to place
+
+    def at(pointer: str | None, message: str, code: str) -> Diagnostic:
+        if pointer is not None and records.results_json is not None:
+            if not parsed:
+                parsed.append(parse_json(path, records.results_json)[0])
+            if parsed[0] is not None:
+                return parsed[0].diagnostic(pointer, message, code)
+        return Diagnostic(path, None, None, pointer, message, code)
+
+    return at
+
+
+def _raise_problems(records: m.Records, recorded: Mapping[str, m.RunResult], differences: Mapping[str, Difference | None]) -> None:
+    at = _locator(records)
+    problems = []
+    index = {run_id: i for i, run_id in enumerate(recorded)}
+    for run in records.published_runs:
+        if run.id not in recorded:
+            problems.append(at(None, f"published run {run.id} has no results; run `sitegen score {run.id}`", "results.missing-run"))
+            continue
+        if recorded[run.id].scorer_version != run.scorer_version:
+            problems.append(at(f"/runs/{index[run.id]}/scorer_version",
+                               f"run {run.id} was scored with scorer v{recorded[run.id].scorer_version}, but runs.json names "
+                               f"v{run.scorer_version}", "results.scorer-version"))
+            continue
+        difference = differences.get(run.id)
+        if difference is not None:
+            problems.append(at(f"/runs/{index[run.id]}{difference.pointer}",
+                               f"recorded results of run {run.id} differ from a fresh scoring: recorded {difference.recorded}, "
+                               f"fresh {difference.fresh}", "results.stale"))
+    known = {r.id for r in records.published_runs}
+    for run_id in recorded:
+        if run_id not in known:
+            problems.append(at(f"/runs/{index[run_id]}/run", f"results for {run_id}, which is not a published run in runs.json",
+                               "results.unknown-run"))
+    if problems:
+        raise PublicationError(problems)
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    lines: tuple[str, ...]
+
+
+def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | None, jobs: int = 1) -> ScoreReport:
+    """Add newly scored runs to results.json; a run already there must reproduce byte for byte or nothing is written."""
+    known = {r.id: r for r in records.runs}
+    if run_ids is None:
+        run_ids = tuple(r.id for r in records.published_runs)
+    unknown = [r for r in run_ids if r not in known]
+    if unknown:
+        raise UsageError("unknown run(s): " + ", ".join(f'"{r}"{did_you_mean(r, known)}' for r in unknown))
+    source = records.files.get("results.json")
+    recorded = read_results(source.data) if source is not None else {}
+    fresh = score_runs(records, tuple(run_ids), jobs=jobs)
+    lines: list[str] = []
+    problems: list[Diagnostic] = []
+    updated = dict(recorded)
+    at = _locator(records)
+    index = {run_id: i for i, run_id in enumerate(recorded)}
+    for run_id in run_ids:
+        run, result = known[run_id], fresh[run_id]
+        summary = _summary(result)
+        if not run.published:
+            lines.append(f"{run_id}: {summary} (not published: not written to results.json)")
+            continue
+        if run_id in recorded:
+            difference = compare_result(recorded[run_id], result)
+            if difference is not None:
+                problems.append(at(f"/runs/{index[run_id]}{difference.pointer}",
+                                   f"scoring run {run_id} again does not reproduce its recorded results; nothing was written\n"
+                                   + difference.diff.rstrip("\n"), "results.stale"))
+                continue
+            lines.append(f"{run_id}: {summary} (reproduces the record)")
+        else:
+            updated[run_id] = result
+            lines.append(f"{run_id}: {summary} (added)")
+    if source is not None and (reformatted := _reformatted(source.path, source.data, write_results(recorded))) is not None:
+        problems.append(reformatted)
+    if problems:
+        raise PublicationError(problems)
+    data = write_results(updated)
+    target = Path(root) / "results.json"
+    if source is None or source.sha256 != hashlib.sha256(data).hexdigest():
+        temporary = target.with_name(".results.json.tmp")
+        temporary.write_bytes(data)
+        temporary.replace(target)
+    return ScoreReport(tuple(lines))
+
+
+def _reformatted(path: str, data: bytes, canonical: bytes) -> Diagnostic | None:
+    """A results record holding its values in other bytes than sitegen writes is refused, never silently rewritten or said
+    to reproduce: it is published byte for byte, and its checksum would change. Placed at the first difference."""
+    if data == canonical:
+        return None
+    text, wanted = data.decode("utf-8"), canonical.decode("utf-8")
+    at = next((i for i, (a, b) in enumerate(zip(text, wanted)) if a != b), min(len(text), len(wanted)))
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    diff = "".join(list(difflib.unified_diff(text.splitlines(keepends=True), wanted.splitlines(keepends=True),
+                                             "results.json (as it is)", "results.json (as sitegen writes it)", n=1))[:40])
+    return Diagnostic(path, line, column, None,
+                      "results.json holds the recorded results in other bytes than sitegen writes them (reformatted or "
+                      "reordered); nothing was written. It is published byte for byte, so restore its bytes (e.g. from "
+                      "version control) instead of rewriting it\n" + diff.rstrip("\n"), "results.not-canonical")
+
+
+def _summary(result: m.RunResult) -> str:
+    if result.outcome == m.CRASHED_STATE:
+        return "CRASHED (no numbers)"
+    parts = [f"{x.measure} {x.passed} of {x.observed}" if x.observed else f"{x.measure} not observed" for x in result.measures]
+    return f"{result.outcome}; " + ", ".join(parts)

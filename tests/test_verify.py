@@ -1,0 +1,169 @@
+"""One scoring pass (score/verify.py) serves build, check and score; the assembly is build.py's; the collector is the caller's."""
+
+import ast
+import dataclasses
+import gc
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import sitegen.score.scoring as scoring
+from sitegen import build
+from sitegen.cli import main
+from sitegen.core.errors import PublicationError
+from sitegen.load.records import load_records
+from sitegen.load.spool import AnswerSpool
+from sitegen.score.results import read_results
+from sitegen.score.verify import PassRequest, score_pass, score_runs, verify_published
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDS = ROOT / "records"
+
+
+@pytest.fixture(scope="module")
+def records():
+    return load_records(RECORDS)
+
+
+@pytest.fixture(scope="module")
+def recorded(records):
+    return read_results(records.results_json)
+
+
+def _broken_twice(tmp_path: Path) -> Path:
+    """Records that do not load (an unknown field in cases.json) beside a results record broken in itself (its schema)."""
+    root = tmp_path / "records"
+    shutil.copytree(RECORDS, root)
+    cases = json.loads((root / "cases.json").read_text(encoding="utf-8"))
+    cases["case_versions"][0]["reviewer_expectd"] = True
+    (root / "cases.json").write_text(json.dumps(cases, ensure_ascii=False, indent=2), encoding="utf-8")
+    results = (root / "results.json").read_text(encoding="utf-8")
+    assert results.count('"format": "sitegen.results/1"') == 1
+    (root / "results.json").write_text(results.replace('"format": "sitegen.results/1"', '"format": 7'), encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("command", [["build", "--out", "{out}"], ["check"], ["score", "--all"]])
+def test_build_check_and_score_report_the_results_record_beside_records_that_do_not_load(tmp_path, capsys, command):
+    root = _broken_twice(tmp_path)
+    before = (root / "results.json").read_bytes()
+    argv = [part.replace("{out}", str(tmp_path / "site")) for part in command] + ["--records", str(root)]
+    code = main(argv)
+    captured = capsys.readouterr()
+    said = captured.out + captured.err
+    assert code in (1, 2) and "Traceback" not in said
+    assert "cases.json" in said and "[record.unknown-field]" in said
+    assert f"{root / 'results.json'}:2:" in said and "/format" in said, said
+    assert (root / "results.json").read_bytes() == before, "nothing written"
+
+
+def test_one_pass_verifies_and_compares_with_one_observation_of_each_run(records, recorded, monkeypatch):
+    judged = []
+    real = scoring.judge_run
+    monkeypatch.setattr(scoring, "judge_run", lambda recs, run, method: judged.append(run.id) or real(recs, run, method))
+    verified = verify_published(records, recorded)
+    scored = [r.id for r in sorted(records.published_runs, key=lambda r: (r.date, r.id)) if not scoring.run_crashed(records, r)]
+    assert judged == scored, "each run observed once, in date order"
+    assert verified.results == {} and set(verified.differences) == {r.id for r in records.published_runs
+                                                                      if recorded[r.id].scorer_version == r.scorer_version}
+    assert all(d is None for d in verified.differences.values())
+    assert verified.comparisons and all(c.changes == c.regressions for c in verified.comparisons.values())
+
+
+def test_the_pass_is_the_same_in_one_process_and_in_two(records, recorded):
+    request = PassRequest(records, recorded, compare=True)
+    one, two = score_pass(request, records.published_runs), score_pass(request, records.published_runs, jobs=2)
+    assert one == two and one.comparisons
+    ids = tuple(r.id for r in records.runs)
+    assert score_runs(records, ids, jobs=2) == score_runs(records, ids) and list(score_runs(records, ids)) == list(ids)
+
+
+def test_a_stale_record_is_found_by_the_pass_and_placed(records, recorded):
+    run = next(r for r in records.published_runs if not scoring.run_crashed(records, r))
+    kept = recorded[run.id]
+    tampered = {k: recorded[k] for k in recorded}
+    tampered[run.id] = dataclasses.replace(kept, outcome="PASS" if kept.outcome != "PASS" else "BLOCK")
+    with pytest.raises(PublicationError) as caught:
+        verify_published(records, tampered)
+    stale = [d for d in caught.value.diagnostics if d.code == "results.stale"]
+    assert len(stale) == 1 and run.id in stale[0].message and stale[0].pointer.endswith("/outcome")
+
+
+# --- one assembly ----------------------------------------------------------------------------------------------
+
+
+def _imports(module: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+@pytest.mark.parametrize("name", ["checks", "serving"])
+def test_check_and_serve_assemble_no_phase_themselves(name):
+    """They call build.py's phase functions: neither reads records, scores or builds the changelog on its own."""
+    phases = {m for m in _imports(ROOT / "sitegen" / f"{name}.py")
+              if m.startswith(("sitegen.load", "sitegen.score", "sitegen.changelog", "sitegen.render.catalogs"))}
+    assert not phases and "sitegen.build" in _imports(ROOT / "sitegen" / f"{name}.py"), sorted(phases)
+
+
+def test_the_results_record_module_only_keeps_the_format():
+    imported = _imports(ROOT / "sitegen" / "score" / "results.py")
+    assert not {m for m in imported if m.startswith(("sitegen.score.", "sitegen.core.workers"))}, imported
+
+
+# --- the collector is the caller's ------------------------------------------------------------------------------
+
+
+def test_loading_leaves_the_collector_as_it_found_it():
+    gc.unfreeze()
+    try:
+        loaded = load_records(RECORDS, jobs=2)
+        assert gc.isenabled() and gc.get_freeze_count() == 0, "load_records froze or paused the collector"
+        next(iter(loaded.answers.values()))  # unpacking a run, too, is left alone
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+
+
+def test_a_spool_left_to_itself_leaves_the_collector_alone(records):
+    run = records.published_runs[0].id
+    spool = AnswerSpool(keep=1)
+    spool.add(a for k, a in records.answers.items() if k[0] == run)
+    gc.unfreeze()
+    try:
+        spool[next(iter(spool))]
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+
+
+def test_the_build_chooses_the_policy_for_its_load_phase():
+    gc.unfreeze()
+    try:
+        build.load_phase(RECORDS)
+        assert gc.isenabled() and gc.get_freeze_count() > 0, "the loaded records are frozen out of the collector's sight"
+    finally:
+        gc.unfreeze()
+
+
+# --- no id()-keyed cache ------------------------------------------------------------------------------------------
+
+
+def test_equal_answers_are_judged_once_whatever_object_holds_them(records, monkeypatch):
+    """Verdicts are kept by the answer's value: a copy equal to an answer judged before is not judged again."""
+    calls = []
+    real = scoring.judge_stage
+    monkeypatch.setattr(scoring, "judge_stage", lambda *args: calls.append(args) or real(*args))
+    answer = next(a for a in records.answers.values() if a.answer.reviewers)
+    copy = dataclasses.replace(answer, answer=dataclasses.replace(answer.answer))
+    assert copy.answer == answer.answer and copy.answer is not answer.answer
+    verdicts = scoring.verdict_source(records)
+    first = verdicts(answer, "reviewer")
+    again = verdicts(copy, "reviewer")
+    assert again == first and len(calls) == 1
