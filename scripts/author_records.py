@@ -1152,6 +1152,7 @@ CONFIG = {
     "default_language": "sv",
     "document_language": "sv",
     "source_repository": "https://github.com/example/granska-quality",
+    "accessibility_contact": "tillganglighet@quality.example.org",
     "answers": ["answers.json", "answers-unpublished.json"],
     "publish": [
         {"record": "results.json", "name": "granska-quality-results.json"},
