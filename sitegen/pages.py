@@ -8,7 +8,6 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
-from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -39,6 +38,7 @@ from sitegen.templating import SiteEnvironment, escape_output
 from sitegen.workers import ordered_map
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+STATIC_FILES = ("favicon.svg", "site.css")  # in templates/static/, written as they are under static/
 
 # The case each measure's example on the method page is taken from (the method page's own choices).
 EXAMPLE_CASES = {
@@ -51,7 +51,8 @@ EXAMPLE_CASES = {
     "IDENTICAL_INPUT_STABILITY": "papers-location-unstated",
 }
 
-SECTIONS = ("matching", "glossary", "outcomes", "release", "downloads", "changelog-intro")
+SECTIONS = ("matching", "glossary", "outcomes", "release", "downloads", "changelog-intro", "accessibility")
+PAGE_PROSE = frozenset({"accessibility"})  # prose that is a whole page rather than a section of one
 
 # A sitemap file may list at most 50,000 URLs (sitemaps.org); beyond that an index points to parts.
 SITEMAP_LIMIT = 50_000
@@ -183,6 +184,7 @@ def iter_pages(
         yield keep(renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": examples}))
         yield keep(renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}))
         yield keep(renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content}))
+        yield keep(renderer.page("accessibility.html.j2", "accessibility.html", {**common, "content": content}))
     default = renderers[config.default_language]
     yield keep(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))
     yield keep(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
@@ -205,7 +207,8 @@ def iter_pages(
     else:
         for pages in ordered_map(_render_task, tasks, jobs=jobs, initializer=_start_page_worker, initargs=(job,)):
             yield from map(keep, pages)
-    yield keep(Page("static/site.css", (TEMPLATES / "static" / "site.css").read_bytes()))
+    for name in STATIC_FILES:
+        yield keep(Page(f"static/{name}", (TEMPLATES / "static" / name).read_bytes()))
     yield from render_sitemap(paths, base_url=config.base_url, build_date=build_date)
 
 
@@ -246,11 +249,11 @@ class Renderer:
     def page(self, template: str, rest: str, context: Mapping[str, Any], *, at_root: bool = False, standalone: bool = False) -> Page:
         """Render `template` as the page `rest` of this language, or at the site root for the root copies.
 
-        A standalone page (the 404) is served at any address, so its links are root-relative and it has no alternates.
+        A standalone page (the 404) has no alternates, and its links are relative like every page's, so the site works
+        from whatever path it is served at.
         """
         path = rest if at_root else f"{self.lang}/{rest}"
-        # The 404 is served at any depth: its links start from the site's path on its host (same origin, for the CSP).
-        root = (urlsplit(self.config.base_url).path or "/") if standalone else "../" * path.count("/")
+        root = "../" * path.count("/")
         url = self.config.base_url
         html = self.env.get_template(template).render(
             **context,
@@ -996,19 +999,20 @@ def load_content(content_dir: Path, lang: str) -> Mapping[str, Prose]:
         if not path.is_file():
             missing.append(Diagnostic(str(path), None, None, None, "prose file is missing", "content.missing"))
             continue
-        content[name.replace("-", "_")] = render_prose(path.read_text(encoding="utf-8"))
+        # a page of its own keeps its "##" sections at h2; the method page's prose sits under its own h2s
+        content[name.replace("-", "_")] = render_prose(path.read_text(encoding="utf-8"), 0 if name in PAGE_PROSE else 1)
     if missing:
         raise PublicationError(missing)
     return content
 
 
-def render_prose(text: str) -> Prose:
-    """Split off the "# heading" line and render the rest, raw HTML escaped and headings one level down."""
+def render_prose(text: str, shift_headings: int = 1) -> Prose:
+    """Split off the "# heading" line and render the rest, raw HTML escaped and headings one level down (a section's)."""
     heading = ""
     lines = text.split("\n")
     if lines and lines[0].startswith("# "):
         heading, text = lines[0][2:].strip(), "\n".join(lines[1:])
-    return Prose(heading, str(render_markdown(text, extensions=("tables", "def_list"), shift_headings=1)))
+    return Prose(heading, str(render_markdown(text, extensions=("tables", "def_list"), shift_headings=shift_headings)))
 
 
 # --- sitemap -----------------------------------------------------------------------
