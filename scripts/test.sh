@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one test command: installs what the tests need (Debian's chromium, the
-# Python package with its test extras, axe-core from package-lock.json), then
+# Python package with its test extras into the project's own virtual
+# environment .venv, axe-core from package-lock.json), then
 # runs the whole pytest suite, including the real-browser tests, and exits
 # with pytest's status. Safe to run again: each install step is skipped when
 # its result is already in place. Extra arguments are passed on to pytest.
@@ -45,6 +46,12 @@ if [ ! -x /usr/bin/chromium ]; then
     apt_install chromium
 fi
 
+# The stock font a fresh Debian draws pages with; the tests check every symbol against it.
+if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then
+    say "installing Debian's DejaVu fonts"
+    apt_install fonts-dejavu-core
+fi
+
 if ! command -v npm >/dev/null 2>&1; then
     say "installing Debian's npm"
     apt_install npm
@@ -57,14 +64,15 @@ if [ -z "$python" ]; then
     if command -v python3 >/dev/null 2>&1; then python=python3; else python=python; fi
 fi
 
-# A Debian system Python refuses pip installs (PEP 668); use a private virtual
-# environment under build/ (ignored by git) instead of breaking the system's.
+# Never install into an interpreter of its own (a Debian Python refuses, PEP 668;
+# a pyenv or other Python would be changed for everyone who uses it): use the
+# virtual environment that is active, else the project's own .venv (ignored by
+# git), created when missing; it is the one the README's first command makes.
 in_venv="$("$python" -c 'import sys; print(int(sys.prefix != sys.base_prefix))')"
-managed="$("$python" -c 'import os, sysconfig; print(int(os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED"))))')"
-if [ "$in_venv" = 0 ] && [ "$managed" = 1 ]; then
-    venv="$root/build/test-venv"
+if [ "$in_venv" = 0 ]; then
+    venv="$root/.venv"
     if [ ! -x "$venv/bin/python" ]; then
-        say "system Python is externally managed: creating $venv"
+        say "creating the project's virtual environment $venv"
         if ! "$python" -m venv "$venv" 2>/dev/null; then
             rm -rf "$venv"
             apt_install python3-venv

@@ -23,6 +23,7 @@ EXPECTED_FILES = {
     "release.md",
     "downloads.md",
     "changelog-intro.md",
+    "accessibility.md",
 } | {f"measure-{m}.md" for m in MEASURES}
 
 SECTIONS = {
@@ -139,7 +140,7 @@ def test_downloads_prose_leaves_the_instructions_to_the_downloads_page(lang):
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_FILES))
 def test_swedish_writes_numbers_and_quotes_the_swedish_way(name):
-    text = read("sv", name)
+    text = re.sub(r"WCAG \d\.\d", "WCAG", read("sv", name))  # a version is a name, not a decimal number
     assert not re.search(r"\d\.\d", text), "decimal comma, not point"
     assert '"' not in text, "Swedish quotation marks (”…”)"
 

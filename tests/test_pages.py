@@ -163,6 +163,7 @@ CONTENT = {
     "release": "# A miss does not stop a release\nText.",
     "downloads": "# Downloads\nThe files.",
     "changelog-intro": "# Every change to the tests\nDated list.",
+    "accessibility": "# Accessibility statement\nWCAG 2.1 AA.",
 }
 
 
@@ -337,11 +338,14 @@ def test_language_switch_leads_to_the_same_page_in_the_other_language(site):
         assert target in site
 
 
-def test_the_404_page_links_from_the_site_root_on_its_host(site):
-    """A server shows the 404 at any depth, so its links start at the base URL's path, never at another origin."""
+def test_the_404_page_links_relatively_so_the_site_works_from_a_sub_path(site):
+    """Issue 17: no root-absolute link (it breaks when the site is served from a sub-path), nor one to another origin."""
     tree = parse(site["404.html"])
-    assert [a["href"] for a in tree.find("link", rel="stylesheet")] == ["/static/site.css"]
-    assert any(a.get("href") == "/sv/index.html" for a in tree.find("a"))
+    assert [a["href"] for a in tree.find("link", rel="stylesheet")] == ["static/site.css"]
+    assert any(a.get("href") == "sv/index.html" for a in tree.find("a"))
+    hrefs = [a["href"] for a in tree.find("a") + tree.find("link") if a.get("href")]
+    assert not [h for h in hrefs if h.startswith("/")], hrefs
+    assert not [h for h in hrefs if "://" in h and not h.startswith("https://github.com/")], hrefs
     assert not [a for a in tree.find("link") if a.get("hreflang")]
 
 
@@ -355,8 +359,16 @@ def test_root_index_is_the_swedish_overview_linking_to_english(site):
 # --- the overview -------------------------------------------------------------------------
 
 
+def run_card(data: bytes, run_id: str) -> str:
+    """The HTML of the overview's card of one run."""
+    html = data.decode("utf-8")
+    start = html.index(f'<li class="run-card" id="run-{run_id}">')
+    return html[start: html.index("</li>", start)]
+
+
 def run_row(data: bytes, run_id: str) -> str:
-    return section_text(data, f'<tr id="run-{run_id}">', "</tr>")
+    """The text of the overview's card of one run."""
+    return text(run_card(data, run_id).encode())
 
 
 def test_counts_read_passed_of_observed_in_each_language(site):
@@ -366,17 +378,14 @@ def test_counts_read_passed_of_observed_in_each_language(site):
 
 
 def test_not_observed_is_words_without_a_number(site):
-    html = site["en/index.html"].decode()
-    row = html[html.index('<tr id="run-2026-09-02-release">'):]
-    cells = re.findall(r"<td>(.*?)</td>", row[: row.index("</tr>")], re.S)
-    # date, setup, outcome, then the seven measures in order
-    reducer = text(cells[3 + MEASURES.index("REDUCER_SURVIVAL")].encode())
+    # the card's cells are the seven measures in order
+    cells = re.findall(r"<td>(.*?)</td>", run_card(site["en/index.html"], "2026-09-02-release"), re.S)
+    assert len(cells) == len(MEASURES)
+    reducer = text(cells[MEASURES.index("REDUCER_SURVIVAL")].encode())
     assert "Not observed" in reducer
     assert not re.search(r"\d", reducer)
-    sv_html = site["sv/index.html"].decode()
-    row = sv_html[sv_html.index('<tr id="run-2026-09-02-release">'):]
-    cells = re.findall(r"<td>(.*?)</td>", row[: row.index("</tr>")], re.S)
-    assert "Inte observerat" in text(cells[3 + MEASURES.index("REDUCER_SURVIVAL")].encode())
+    cells = re.findall(r"<td>(.*?)</td>", run_card(site["sv/index.html"], "2026-09-02-release"), re.S)
+    assert "Inte observerat" in text(cells[MEASURES.index("REDUCER_SURVIVAL")].encode())
 
 
 def test_a_measure_not_observed_is_words_without_a_number_in_its_chart_too(site):
@@ -416,7 +425,7 @@ def test_pending_is_distinct_from_pass_and_block_by_word_and_symbol(site):
 
 def test_runs_are_newest_first_and_older_scorer_is_labelled(site):
     html = site["en/index.html"].decode()
-    order = [html.index(f'<tr id="run-{r}">') for r in ("2026-09-05-crash", "2026-09-02-release", "2026-08-01-old")]
+    order = [html.index(f'<li class="run-card" id="run-{r}">') for r in ("2026-09-05-crash", "2026-09-02-release", "2026-08-01-old")]
     assert order == sorted(order)
     assert "as measured with scorer v5" in run_row(site["en/index.html"], "2026-08-01-old")
     assert "as measured with scorer v5" not in run_row(site["en/index.html"], "2026-09-02-release")
@@ -441,9 +450,7 @@ def test_a_scorer_change_links_to_its_changelog_row(content_dir, records_dir):
     from sitegen.changelog.changes import Changelog
 
     pages = {p.path: p.data for p in render(records, content_dir, changelog=Changelog(rows))}
-    row = pages["en/index.html"].decode()
-    row = row[row.index('<tr id="run-2026-09-02-release">'):]
-    row = row[: row.index("</tr>")]
+    row = run_card(pages["en/index.html"], "2026-09-02-release")
     assert 'href="../en/changelog.html#scorer-6"' in row
     assert "scorer-5" not in row
     assert 'id="scorer-6"' in pages["en/changelog.html"].decode()
@@ -716,7 +723,7 @@ def test_a_first_miss_row_says_what_the_rerun_made_of_it(site, records_dir):
     run = next(r for r in records.runs if r.id == "2026-09-02-release")
     result = make_results(records)[run.id]
     renderer = Renderer("en", translations()["en"], templates=TEMPLATES, config=records.config, languages=("sv", "en"), build_date="")
-    for outcome, words in ((m.DISMISSED, "dismissed by rerun"), (m.PENDING, "pending: not yet confirmed by a rerun")):
+    for outcome, words in ((m.DISMISSED, "dismissed by rerun"), (m.PENDING, "awaiting confirmation: no rerun has confirmed the miss yet")):
         changed = tuple(replace(o, result=outcome) if o.measure == "GROUNDING" else o for o in result.observations)
         bundle = _case_bundle(records, run, replace(result, observations=changed))
         page = next(p for p in render_case(renderer, bundle) if p.path.endswith(f"{run.id}.html"))

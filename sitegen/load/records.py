@@ -186,6 +186,7 @@ def _config(doc: JsonText, root: Path, out: Collector) -> m.Config:
         internal_fields=tuple(v["internal_fields"]),
         document_language=v.get("document_language"),
         case_text_language=v.get("case_text_language"),
+        accessibility_contact=v.get("accessibility_contact"),
     )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
-from urllib.parse import urlsplit
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
@@ -80,11 +79,12 @@ class Renderer:
     def page(self, template: str, rest: str, context: Mapping[str, Any], *, at_root: bool = False, standalone: bool = False) -> Page:
         """Render `template` as the page `rest` of this language, or at the site root for the root copies.
 
-        A standalone page (the 404) is served at any address, so its links are root-relative and it has no alternates.
+        A standalone page (the 404) has no alternates, and its links are relative like every page's, so the site works
+        from whatever path it is served at.
         """
         path = rest if at_root else f"{self.lang}/{rest}"
         # The 404 is served at any depth: its links start from the site's path on its host (same origin, for the CSP).
-        root = (urlsplit(self.config.base_url).path or "/") if standalone else "../" * path.count("/")
+        root = "../" * path.count("/")
         url = self.config.base_url
         html = self.env.get_template(template).render(
             **context,

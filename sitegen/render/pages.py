@@ -19,6 +19,8 @@ from sitegen.score.measures.registry import EXAMPLE_CASES
 
 __all__ = ("DownloadRow", "Page", "iter_pages", "render_pages")  # Page: what the site writer takes
 
+STATIC_FILES = ("favicon.svg", "site.css")  # in templates/static/, written as they are under static/
+
 
 @dataclass(frozen=True)
 class DownloadRow:
@@ -89,6 +91,7 @@ def iter_pages(
         yield keep(renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": examples}))
         yield keep(renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}))
         yield keep(renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content}))
+        yield keep(renderer.page("accessibility.html.j2", "accessibility.html", {**common, "content": content}))
     default = renderers[config.default_language]
     yield keep(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))
     yield keep(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
@@ -105,5 +108,6 @@ def iter_pages(
     else:
         for pages in ordered_map(render_in_worker, tasks, jobs=jobs, context=job):
             yield from map(keep, pages)
-    yield keep(Page("static/site.css", (templates / "static" / "site.css").read_bytes()))
+    for name in STATIC_FILES:
+        yield keep(Page(f"static/{name}", (templates / "static" / name).read_bytes()))
     yield from render_sitemap(paths, base_url=config.base_url, build_date=build_date)

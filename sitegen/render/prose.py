@@ -13,7 +13,8 @@ from sitegen.core.invisibles import visible
 from sitegen.score.measures.registry import MEASURES
 from sitegen.render.environment import Page
 
-SECTIONS = ("matching", "glossary", "outcomes", "release", "downloads", "changelog-intro")
+SECTIONS = ("matching", "glossary", "outcomes", "release", "downloads", "changelog-intro", "accessibility")
+PAGE_PROSE = frozenset({"accessibility"})  # prose that is a whole page rather than a section of one
 
 # A sitemap file may list at most 50,000 URLs (sitemaps.org); beyond that an index points to parts.
 SITEMAP_LIMIT = 50_000
@@ -37,19 +38,20 @@ def load_content(content_dir: Path, lang: str) -> Mapping[str, Prose]:
         if not path.is_file():
             missing.append(Diagnostic(str(path), None, None, None, "prose file is missing", "content.missing"))
             continue
-        content[name.replace("-", "_")] = render_prose(path.read_text(encoding="utf-8"))
+        # a page of its own keeps its "##" sections at h2; the method page's prose sits under its own h2s
+        content[name.replace("-", "_")] = render_prose(path.read_text(encoding="utf-8"), 0 if name in PAGE_PROSE else 1)
     if missing:
         raise PublicationError(missing)
     return content
 
 
-def render_prose(text: str) -> Prose:
-    """Split off the "# heading" line and render the rest, raw HTML escaped and headings one level down."""
+def render_prose(text: str, shift_headings: int = 1) -> Prose:
+    """Split off the "# heading" line and render the rest, raw HTML escaped and headings one level down (a section's)."""
     heading = ""
     lines = text.split("\n")
     if lines and lines[0].startswith("# "):
         heading, text = lines[0][2:].strip(), "\n".join(lines[1:])
-    return Prose(heading, str(render_markdown(text, extensions=("tables", "def_list"), shift_headings=1)))
+    return Prose(heading, str(render_markdown(text, extensions=("tables", "def_list"), shift_headings=shift_headings)))
 
 
 def render_sitemap(paths: Iterable[str], *, base_url: str, build_date: str) -> list[Page]:

@@ -1,0 +1,230 @@
+"""What a reader of the bundled site relies on: symbols every stock font draws, one word per state, a legend, a favicon,
+relative links on the 404 page, an accessibility statement, and set-up commands that install into the project's own
+virtual environment."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import struct
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+
+from sitegen.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+# Debian's stock font, the one a fresh Debian machine (and its Chromium) draws every page with.
+DEJAVU_SANS = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+EPOCH = "1788220800"  # 2026-09-01
+
+
+def build(records: Path, out: Path, monkeypatch) -> int:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    return main(["build", "--records", str(records), "--out", str(out), "--quiet"])
+
+
+@pytest.fixture(scope="module")
+def bundled(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("reader") / "site"
+    with pytest.MonkeyPatch.context() as patch:
+        assert build(ROOT / "records", out, patch) == 0
+    return out
+
+
+def pages(site: Path, prefix: str = "") -> dict[str, str]:
+    return {p.relative_to(site).as_posix(): p.read_text(encoding="utf-8") for p in sorted(site.rglob("*.html"))
+            if p.relative_to(site).as_posix().startswith(prefix)}
+
+
+def text_of(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+# --- symbols ---------------------------------------------------------------------------------
+
+
+def font_characters(path: Path) -> set[int]:
+    """The code points a TrueType font maps to glyphs, from its cmap's Unicode subtables (formats 4 and 12)."""
+    data = path.read_bytes()
+    tables = {data[12 + 16 * i: 16 + 16 * i]: struct.unpack(">II", data[20 + 16 * i: 28 + 16 * i])
+              for i in range(struct.unpack(">H", data[4:6])[0])}
+    cmap = tables[b"cmap"][0]
+    found: set[int] = set()
+    for i in range(struct.unpack(">H", data[cmap + 2: cmap + 4])[0]):
+        platform, encoding, offset = struct.unpack(">HHI", data[cmap + 4 + 8 * i: cmap + 12 + 8 * i])
+        sub = cmap + offset
+        form = struct.unpack(">H", data[sub: sub + 2])[0]
+        if form == 4 and platform in (0, 3):
+            segments = struct.unpack(">H", data[sub + 6: sub + 8])[0] // 2
+            ends = struct.unpack(f">{segments}H", data[sub + 14: sub + 14 + 2 * segments])
+            starts = struct.unpack(f">{segments}H", data[sub + 16 + 2 * segments: sub + 16 + 4 * segments])
+            for start, end in zip(starts, ends):
+                found.update(range(start, end + 1))  # glyph ids may still be 0 inside a range, but DejaVu has none such
+        elif form == 12:
+            groups = struct.unpack(">I", data[sub + 12: sub + 16])[0]
+            for g in range(groups):
+                start, end, _ = struct.unpack(">III", data[sub + 16 + 12 * g: sub + 28 + 12 * g])
+                found.update(range(start, end + 1))
+    found.discard(0xFFFF)
+    return found
+
+
+def test_every_symbol_on_the_pages_is_drawn_by_debians_stock_font(bundled):
+    """Issue 17: the prohibited mark was an emoji DejaVu draws as an empty box; every mark must be in DejaVu Sans."""
+    if not DEJAVU_SANS.is_file():
+        pytest.fail(f"{DEJAVU_SANS} is missing: `apt-get install fonts-dejavu-core` (scripts/test.sh installs it)", pytrace=False)
+    drawn = font_characters(DEJAVU_SANS)
+    assert ord("✓") in drawn and ord("⛔") not in drawn  # the parser reads the font as fc-list does
+    used = {}
+    for path, html in pages(bundled).items():
+        for symbol in re.findall(r'<span class="symbol" aria-hidden="true">([^<]*)</span>', html):
+            used.setdefault(symbol, path)
+        for symbol in re.findall(r'<dt aria-hidden="true">([^<]*)</dt>', html):
+            used.setdefault(symbol, path)
+    assert {"✓", "✗", "?", "↺", "=", "+", "!", "⊘"} <= set(used), sorted(used)
+    missing = {s: p for s, p in used.items() if any(ord(c) not in drawn for c in s)}
+    assert not missing, f"symbols DejaVu Sans cannot draw (first page using each): {missing}"
+
+
+def test_the_overview_explains_every_symbol_in_both_languages(bundled):
+    for lang, words in (("sv", ("godkänd", "väntar på bekräftelse", "inte observerat", "avbruten")),
+                        ("en", ("passed", "awaiting confirmation", "not observed", "crashed"))):
+        html = (bundled / lang / "index.html").read_text(encoding="utf-8")
+        legend = html[html.index('<dl class="legend">'): html.index("</dl>", html.index('<dl class="legend">'))]
+        for symbol in ("✓", "✗", "?", "–", "⚠", "↺", "⊘", "!", "=", "+"):
+            assert f'<dt aria-hidden="true">{symbol}</dt><dd>' in legend, (lang, symbol)
+        assert all(w in legend.lower() for w in words), (lang, text_of(legend))
+
+
+# --- one word per state ----------------------------------------------------------------------------
+
+
+def test_swedish_pages_call_awaiting_confirmation_by_one_name(bundled):
+    """Issue 17: "Väntar på bekräftelse" and "obekräftad"/"Obekräftade" named one state on the same pages."""
+    swedish = pages(bundled, "sv/")
+    offending = [path for path, html in swedish.items() if re.search(r"obekräftad", html, re.IGNORECASE)]
+    assert not offending, offending[:5]
+    run = swedish["sv/runs/2026-09-02-nightly.html"]
+    assert "Väntar på bekräftelse" in run  # the measure's state and the column of the measures table
+    assert re.search(r'state-pending-confirmation"><span class="symbol" aria-hidden="true">\?</span> väntar på bekräftelse<', run)
+
+
+# --- the 404 page and the favicon ------------------------------------------------------------------
+
+
+def test_the_404_page_has_no_root_absolute_link(bundled):
+    html = (bundled / "404.html").read_text(encoding="utf-8")
+    hrefs = re.findall(r'(?:href|src)="([^"]*)"', html)
+    assert hrefs and not [h for h in hrefs if h.startswith("/")], hrefs
+    # relative to the 404 page at the site's root, each leads to a file the build wrote
+    local = [h for h in hrefs if not urlsplit(h).scheme and not h.startswith("#")]
+    assert all((bundled / urlsplit(h).path).is_file() for h in local), local
+
+
+def test_every_page_links_a_favicon_the_build_writes(bundled):
+    icon = bundled / "static" / "favicon.svg"
+    assert icon.is_file()
+    svg = icon.read_text(encoding="utf-8")
+    assert svg.startswith("<svg") and not re.search(r"(href|src)=", svg)  # draws itself, loads nothing
+    for path, html in pages(bundled).items():
+        found = re.findall(r'<link rel="icon" href="([^"]+)" type="image/svg\+xml">', html)
+        assert len(found) == 1, path
+        assert urlsplit(urljoin(f"http://x/{path}", found[0])).path == "/static/favicon.svg", (path, found)
+
+
+# --- the accessibility statement ---------------------------------------------------------------------
+
+
+def test_every_page_links_the_accessibility_statement_from_its_footer(bundled):
+    for path, html in pages(bundled).items():
+        footer = html[html.index('<footer class="site-footer">'):]
+        links = [urlsplit(urljoin(f"http://x/{path}", h)).path.lstrip("/") for h in re.findall(r'href="([^"]+)"', footer)]
+        statements = [link for link in links if link.endswith("/accessibility.html")]
+        assert len(statements) == 1 and (bundled / statements[0]).is_file(), (path, links)
+        lang = re.search(r'<html lang="([a-z]+)">', html).group(1)
+        assert statements[0] == f"{lang}/accessibility.html", (path, statements)
+
+
+@pytest.mark.parametrize(("lang", "phrases"), [
+    ("sv", ("Tillgänglighetsredogörelse", "WCAG 2.1", "EN 301 549", "DOS-lagen", "axe-core", "Kända brister",
+            "Rapportera ett problem", "1 sep. 2026")),
+    ("en", ("Accessibility statement", "WCAG 2.1", "EN 301 549", "DOS law", "axe-core", "Known gaps",
+            "Report a problem", "Sep 1, 2026")),
+])
+def test_the_accessibility_statement_says_what_the_law_asks_in_each_language(bundled, lang, phrases):
+    html = (bundled / lang / "accessibility.html").read_text(encoding="utf-8")
+    page = text_of(html)
+    missing = [p for p in phrases if p not in page]
+    assert not missing, missing
+    contact = json.loads((ROOT / "records" / "sitegen.json").read_text(encoding="utf-8"))["accessibility_contact"]
+    assert f'<a href="mailto:{contact}">{contact}</a>' in html
+    assert re.findall(r"<h([1-6])", html[html.index("<main"):])[:3] == ["1", "2", "2"]
+
+
+def copy_records(tmp_path: Path, **changes) -> Path:
+    records = tmp_path / "records"
+    shutil.copytree(ROOT / "records", records)
+    config = json.loads((records / "sitegen.json").read_text(encoding="utf-8"))
+    for key, value in changes.items():
+        if value is None:
+            config.pop(key, None)
+        else:
+            config[key] = value
+    (records / "sitegen.json").write_text(json.dumps(config, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return records
+
+
+def test_a_build_without_a_contact_says_so_on_the_statement(tmp_path, monkeypatch):
+    records = copy_records(tmp_path, accessibility_contact=None)
+    assert build(records, tmp_path / "site", monkeypatch) == 0
+    for lang, words in (("sv", "anger ingen kontakt för tillgänglighetsproblem"), ("en", "names no contact for accessibility problems")):
+        html = (tmp_path / "site" / lang / "accessibility.html").read_text(encoding="utf-8")
+        assert words in text_of(html) and "mailto:" not in html
+
+
+def test_a_contact_given_as_an_https_address_is_linked(tmp_path, monkeypatch):
+    records = copy_records(tmp_path, accessibility_contact="https://example.org/a11y")
+    assert build(records, tmp_path / "site", monkeypatch) == 0
+    html = (tmp_path / "site" / "en" / "accessibility.html").read_text(encoding="utf-8")
+    assert '<a href="https://example.org/a11y">https://example.org/a11y</a>' in html
+
+
+def test_a_contact_that_is_neither_an_address_nor_a_url_is_refused_at_its_place(tmp_path, monkeypatch, capsys):
+    records = copy_records(tmp_path, accessibility_contact="javascript:alert(1)")
+    assert build(records, tmp_path / "site", monkeypatch) == 2
+    err = capsys.readouterr().err
+    # refused for its form, not as an unknown field
+    assert re.search(r'sitegen\.json:\d+:\d+: /accessibility_contact: error: "javascript:alert\(1\)" does not have the expected form.*\[record\.value\]', err), err
+    assert not (tmp_path / "site").exists()
+
+
+# --- setting up ---------------------------------------------------------------------------------------
+
+
+def readme_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```sh\n(.*?)```", readme, re.S).group(1)
+    return [line.split("  #")[0].strip() for line in block.splitlines() if line.strip()]
+
+
+def test_the_readmes_first_command_installs_into_the_projects_own_virtual_environment():
+    first, second = readme_commands()[:2]
+    steps = [s.strip() for s in first.split("&&")]
+    assert steps[0] == "python3 -m venv .venv"
+    assert all(s.startswith(".venv/bin/") for s in steps[1:]), steps  # nothing runs the bare interpreter's pip
+    assert steps[-1].startswith(".venv/bin/sitegen build")
+    assert second == "bash scripts/test.sh"
+    assert "/.venv/" in (ROOT / ".gitignore").read_text(encoding="utf-8").split()
+
+
+def test_the_test_script_installs_only_into_an_active_or_the_projects_virtual_environment():
+    script = (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8")
+    choice = script[script.index('in_venv="$('): script.index("export PIP_DISABLE_PIP_VERSION_CHECK")]
+    # outside a virtual environment the interpreter is always swapped for .venv's, managed or not
+    assert re.search(r'if \[ "\$in_venv" = 0 \]; then\n\s+venv="\$root/\.venv"', choice), choice
+    assert "EXTERNALLY-MANAGED" not in choice and 'python="$venv/bin/python"' in choice
+    installs = [line for line in script.splitlines() if "pip install" in line and not line.lstrip().startswith("#")]
+    assert installs and all('"$python" -m pip install' in line for line in installs), installs
