@@ -8,7 +8,7 @@ from sitegen.core import model as m
 from sitegen.core.errors import did_you_mean as _hint
 from sitegen.core.text import DocumentText, collapse
 from sitegen.load.jsonread import JsonText
-from sitegen.load.reading import Collector, duplicates
+from sitegen.load.reading import Collector, check_unique_ids
 
 
 def _passage(doc: JsonText, pointer: str, raw: dict | None, text: DocumentText, out: Collector) -> m.Passage | None:
@@ -46,9 +46,9 @@ def _span(passage: m.Passage | None, text: DocumentText) -> tuple[tuple[int, int
 
 def read_cases(doc: JsonText, out: Collector):
     v = doc.value
-    duplicates(doc, v["suites"], "/suites", "suite", out, key=lambda s: (s["id"], s["version"]))
-    duplicates(doc, v["case_versions"], "/case_versions", "case version", out)
-    duplicates(doc, v["pairs"], "/pairs", "pair", out)
+    check_unique_ids(doc, v["suites"], "/suites", "suite", out, key=lambda s: (s["id"], s["version"]))
+    check_unique_ids(doc, v["case_versions"], "/case_versions", "case version", out)
+    check_unique_ids(doc, v["pairs"], "/pairs", "pair", out)
     case_versions: dict[str, m.CaseVersion] = {}
     for index, c in enumerate(v["case_versions"]):
         pointer = f"/case_versions/{index}"

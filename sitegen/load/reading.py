@@ -64,7 +64,7 @@ def require_folder(root: Path) -> None:
         raise RecordsError([Diagnostic(str(root), None, None, None, "records folder does not exist", "record.folder-missing")])
 
 
-def duplicates(doc: JsonText, items: list, pointer: str, what: str, out: Collector, key=lambda x: x["id"]) -> None:
+def check_unique_ids(doc: JsonText, items: list, pointer: str, what: str, out: Collector, key=lambda x: x["id"]) -> None:
     seen: dict[object, int] = {}
     for index, item in enumerate(items):
         k = key(item)

@@ -16,7 +16,7 @@ from sitegen.load.answers import AnswersContext, AnswersTask, check_completeness
 from sitegen.load.entries import load_entries
 from sitegen.load.jsonread import JsonText
 from sitegen.load.keys import read_cases
-from sitegen.load.reading import Collector, duplicates, read_file, require_folder
+from sitegen.load.reading import Collector, check_unique_ids, read_file, require_folder
 from sitegen.load.setups import SETUPS_FILE, read_setups
 from sitegen.load.spool import AnswerSpool
 
@@ -192,7 +192,7 @@ def _config(doc: JsonText, root: Path, out: Collector) -> m.Config:
 
 def _runs(doc: JsonText, out: Collector, *, setups: dict, suites: tuple[m.Suite, ...]) -> tuple[m.Run, ...]:
     items = doc.value["runs"]
-    duplicates(doc, items, "/runs", "run", out)
+    check_unique_ids(doc, items, "/runs", "run", out)
     suite_keys = {(s.id, s.version) for s in suites}
     runs = []
     for index, r in enumerate(items):

@@ -10,7 +10,7 @@ from pathlib import Path
 from sitegen.core import model as m
 from sitegen.core.errors import RecordsError
 from sitegen.load.jsonread import JsonText
-from sitegen.load.reading import Collector, duplicates, read_file, require_folder
+from sitegen.load.reading import Collector, check_unique_ids, read_file, require_folder
 
 SETUPS_FILE = "setups.json"
 
@@ -26,7 +26,7 @@ def canonical_configuration(configuration: object) -> str:
 
 def read_setups(doc: JsonText, out: Collector) -> dict[str, m.Setup]:
     items = doc.value["setups"]
-    duplicates(doc, items, "/setups", "run setup", out)
+    check_unique_ids(doc, items, "/setups", "run setup", out)
     setups = {}
     for index, s in enumerate(items):
         computed = fingerprint(s["configuration"])
@@ -63,7 +63,7 @@ def setup_fingerprints(root: Path | str) -> tuple[SetupFingerprint, ...]:
     out = Collector()
     doc = read_file(root, SETUPS_FILE, "setups", out, {}, checked=_with_computed_fingerprints)
     if doc is not None:
-        duplicates(doc, doc.value["setups"], "/setups", "run setup", out)
+        check_unique_ids(doc, doc.value["setups"], "/setups", "run setup", out)
     if out.diagnostics:
         raise RecordsError(out.diagnostics)
     return tuple(SetupFingerprint(s["id"], fingerprint(s["configuration"]), _stored(s)) for s in doc.value["setups"])
