@@ -7,7 +7,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Callable
 
-from sitegen.core.errors import did_you_mean  # noqa: F401 (the hint, for modules that still import it from here)
 from sitegen.load.acceptor import Acceptor
 from sitegen.load.jsonread import NotStreamable, escape_pointer, iter_json_items
 from sitegen.load.schemabasics import Check, Path, Report

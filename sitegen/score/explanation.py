@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from sitegen.core import model as m
-from sitegen.core.errors import UsageError
-from sitegen.load.schema import did_you_mean
+from sitegen.core.errors import UsageError, did_you_mean
 from sitegen.score.measures.base import Reason
 from sitegen.score.measures.registry import REGISTRY
 from sitegen.score.scoring import score_run, verdict_source
