@@ -166,6 +166,20 @@ def test_a_blank_quote_cannot_be_checked_and_fails(blank):
     assert obs.subject == "b"
 
 
+@pytest.mark.parametrize("other", ["\u00a0", "\f", "\u2003"])
+def test_only_spaces_tabs_and_line_breaks_collapse_so_another_space_character_is_a_quote(other):
+    """METHOD.md collapses spaces, tabs and line breaks and normalises nothing else: a no-break space, a form feed or an
+    em space is a character like any other, so a quote of it alone stands in a document that holds it, and fails in one
+    that does not, as quote.not-found rather than as an empty quote."""
+    holding = case_version("holds", expected_findings=[expected()], document=f"Läckan är åtgärdad.\nAvgiften är 40{other}kr.")
+    result = score([holding, FLAW_CASE], {("holds", 1): (engine([finding("a"), finding("b", quote=other)]), None),
+                                           ("leak", 1): (engine([finding("a"), finding("b", quote=other)]), None)})
+    q = measure(result, "QUOTE_FIDELITY")
+    assert (q.passed, q.observed) == (3, 4)
+    (obs,) = observations(result, "QUOTE_FIDELITY")
+    assert (obs.case_version, obs.subject, obs.reason) == ("leak", "b", "quote.not-found")
+
+
 # --- REDUCER_SURVIVAL -------------------------------------------------------------------
 
 

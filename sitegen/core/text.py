@@ -18,6 +18,14 @@ def collapse(text: str) -> str:
     return spaced
 
 
+def quotes_nothing(collapsed: str) -> bool:
+    """Whether a collapsed quote is empty or one space: only METHOD.md's whitespace, which cannot be checked.
+
+    A no-break space, a form feed or any other character is text like the rest (str.strip() would take those too).
+    """
+    return collapsed == "" or collapsed == " "
+
+
 class DocumentText:
     """A document's collapsed text with a map back to its original characters and line numbers."""
 
@@ -61,12 +69,12 @@ class DocumentText:
 
     def contains(self, quote: str) -> bool:
         needle = collapse(quote)
-        return bool(needle.strip()) and needle in self.collapsed
+        return not quotes_nothing(needle) and needle in self.collapsed
 
     def occurrences(self, quote: str) -> tuple[tuple[int, int], ...]:
         """Line spans (first, last) of every place the collapsed quote stands in the document."""
         needle = collapse(quote)
-        if not needle.strip():
+        if quotes_nothing(needle):
             return ()
         if self._collapsed_starts is None:
             self._build_map()
@@ -88,7 +96,7 @@ class DocumentText:
         there, or quotes only whitespace.
         """
         needle = collapse(quote)
-        if not needle.strip(" "):  # only METHOD.md's whitespace; str.strip() would also take a form feed or no-break space
+        if quotes_nothing(needle):
             return None
         if self._collapsed_starts is None:
             self._build_map()

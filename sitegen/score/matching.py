@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from sitegen.core import model as m
-from sitegen.core.text import DocumentText, collapse
+from sitegen.core.text import DocumentText, collapse, quotes_nothing
 
 # How far an edge's evidence goes; lower is better ("prefer exact over contained").
 _RANK = {m.EXACT: 0, m.LOCATION: 0, m.NO_EVIDENCE: 0, m.CONTAINED: 1}
@@ -75,7 +75,7 @@ class CaseContext:
         cached = self._found.get(quote)
         if cached is None:
             needle = self.collapsed(quote)
-            cached = self._found[quote] = bool(needle.strip()) and needle in self.text.collapsed
+            cached = self._found[quote] = not quotes_nothing(needle) and needle in self.text.collapsed
         return cached
 
     def facts(self, finding: m.Finding, method: MatchingMethod) -> FindingFacts:

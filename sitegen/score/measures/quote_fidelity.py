@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from sitegen.core import model as m
+from sitegen.core.text import quotes_nothing
 from sitegen.score.measures.base import N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, each_case, failed, texts_of
 
 REASONS = (
@@ -31,7 +32,7 @@ def quote_fidelity(judged: JudgedRun, listed: bool = True) -> Iterator[Observed 
                     else:
                         passed += 1
                     continue
-                why = Reason("quote.empty" if not quote.strip() else "quote.not-found", finding=v.finding.id, quote=quote)
+                why = Reason("quote.empty" if quotes_nothing(ctx.collapsed(quote)) else "quote.not-found", finding=v.finding.id, quote=quote)
                 yield failed("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id, m.FAILED, why, _TEXTS, cases,
                              ctx.collapsed(quote))
         if passed:
