@@ -1,5 +1,5 @@
 """What a reader of the bundled site relies on: symbols every stock font draws, one word per state, a legend, a favicon,
-relative links on the 404 page, an accessibility statement, and set-up commands that install into the project's own
+a 404 page that works at any depth, an accessibility statement, and set-up commands that install into the project's own
 virtual environment."""
 
 from __future__ import annotations
@@ -115,13 +115,36 @@ def test_swedish_pages_call_awaiting_confirmation_by_one_name(bundled):
 # --- the 404 page and the favicon ------------------------------------------------------------------
 
 
-def test_the_404_page_has_no_root_absolute_link(bundled):
-    html = (bundled / "404.html").read_text(encoding="utf-8")
-    hrefs = re.findall(r'(?:href|src)="([^"]*)"', html)
-    assert hrefs and not [h for h in hrefs if h.startswith("/")], hrefs
-    # relative to the 404 page at the site's root, each leads to a file the build wrote
+def links_of(html: str) -> list[str]:
+    return re.findall(r'(?:href|src)="([^"]*)"', html)
+
+
+@pytest.mark.parametrize("base_path", ["/", "/quality/sub/"])
+def test_the_404_page_works_at_any_depth_of_the_path_the_base_url_names(base_path, tmp_path, monkeypatch):
+    """A host serves the 404 page in place of any missed address, at any depth: relative links would lead nowhere from
+    /sv/cases/ab/missing/. Its links start from the base URL's path, so they also work from a sub-path the site names."""
+    records = tmp_path / "records"
+    shutil.copytree(ROOT / "records", records)
+    config = json.loads((records / "sitegen.json").read_text(encoding="utf-8"))
+    config["base_url"] = "https://quality.example.org" + base_path
+    (records / "sitegen.json").write_text(json.dumps(config, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    out = tmp_path / "site"
+    assert build(records, out, monkeypatch) == 0
+    hrefs = links_of((out / "404.html").read_text(encoding="utf-8"))
     local = [h for h in hrefs if not urlsplit(h).scheme and not h.startswith("#")]
-    assert all((bundled / urlsplit(h).path).is_file() for h in local), local
+    assert local and all(h.startswith(base_path) for h in local), local
+    for missed in ("nothing.html", "sv/cases/ab/missing/", "en/a/b/c/d.html"):
+        served_at = "https://quality.example.org" + base_path + missed
+        for href in local:
+            target = urlsplit(urljoin(served_at, href)).path
+            assert target.startswith(base_path) and (out / target[len(base_path):]).is_file(), (missed, href)
+    assert not [h for h in hrefs if urlsplit(h).scheme and not h.startswith("https://github.com/")], hrefs
+
+
+def test_every_other_page_links_relatively(bundled):
+    for path, html in pages(bundled).items():
+        if path != "404.html":
+            assert not [h for h in links_of(html) if h.startswith("/")], path
 
 
 def test_every_page_links_a_favicon_the_build_writes(bundled):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
+from urllib.parse import urlsplit
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
@@ -79,13 +80,14 @@ class Renderer:
     def page(self, template: str, rest: str, context: Mapping[str, Any], *, at_root: bool = False, standalone: bool = False) -> Page:
         """Render `template` as the page `rest` of this language, or at the site root for the root copies.
 
-        A standalone page (the 404) has no alternates, and its links are relative like every page's, so the site works
-        from whatever path it is served at.
+        Every page links relatively, so the site works from whatever path it is served at; but a standalone page (the
+        404, which has no alternates) is served in place of whatever address was missed, at any depth, so its links
+        start from the path of the base URL on its host (same origin, for the CSP): a site served from a sub-path
+        names it in `base_url`.
         """
         path = rest if at_root else f"{self.lang}/{rest}"
-        # The 404 is served at any depth: its links start from the site's path on its host (same origin, for the CSP).
-        root = "../" * path.count("/")
         url = self.config.base_url
+        root = urlsplit(url).path if standalone else "../" * path.count("/")
         html = self.env.get_template(template).render(
             **context,
             path=path,
