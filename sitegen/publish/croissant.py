@@ -87,7 +87,7 @@ def croissant_document(context: ExportContext, exports: Sequence[tuple[str, byte
         "url": config.base_url,
         "sameAs": config.source_repository,
         "citeAs": f"{context.title}. {config.base_url}",
-        "datePublished": context.build_date,
+        "datePublished": context.date,
         "inLanguage": list(context.languages),
         "distribution": sorted(files, key=lambda f: f["@id"]),
         "recordSet": [_measure_set(context, measure) for measure in MEASURES] + [_case_set(context)],

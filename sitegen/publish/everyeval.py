@@ -48,7 +48,7 @@ def every_eval_record(context: ExportContext, run: m.Run) -> dict:
         "schema_version": SCHEMA_VERSION,
         "evaluation_id": f"{run.suite}/{run.id}",
         "evaluation_timestamp": run.date,
-        "retrieved_timestamp": epoch(context.build_date),
+        "retrieved_timestamp": epoch(context.date),
         "source_metadata": {
             "source_name": context.title,
             "source_type": "evaluation_run",

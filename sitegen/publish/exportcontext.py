@@ -14,18 +14,23 @@ Published = Sequence[tuple[str, SourceFile | InMemoryFile]]
 
 @dataclass(frozen=True)
 class ExportContext:
-    """What every export is made from: the records, the recorded results (verified before this), the build's date."""
+    """What every export is made from: the records, the recorded results (verified before this), the catalogs."""
 
     records: m.Records
     results: Mapping[str, m.RunResult]
     catalogs: Mapping[str, Any]  # language -> compiled Translations, for the names and descriptions in every language
-    build_date: str
     downloads: Published  # the published records files, as (name under downloads/, file)
 
     @property
     def runs(self) -> tuple[m.Run, ...]:
         """The published runs, oldest first (date, then id): the order of every row and file of the exports."""
         return tuple(sorted(self.records.published_runs, key=lambda r: (r.date, r.id)))
+
+    @property
+    def date(self) -> str:
+        """The publication's date: its newest published run's. Not the build's date (SOURCE_DATE_EPOCH), so the same
+        records give the same exports, and the same checksums on the downloads page, whenever they are built."""
+        return max((r.date for r in self.records.published_runs), default="1970-01-01")
 
     @property
     def languages(self) -> tuple[str, ...]:

@@ -165,7 +165,7 @@ def table_metadata(context: ExportContext) -> dict:
                                         "as text instead of running it; remove that one character to get the value as "
                                         "recorded.")),
         "url": context.url(""),
-        "date": context.build_date,
+        "date": context.date,
         "tables": tables,
     }
     if context.records.config.license is not None:
@@ -177,15 +177,17 @@ def _measure_title(context: ExportContext, measure: str) -> dict[str, str]:
     return context.texts(TITLES[measure])
 
 
-def _columns(context: ExportContext, columns: Sequence[Column]) -> dict:
+def _columns(context: ExportContext, columns: Sequence[Column]) -> list[dict]:
+    """Every column in the table's order (a list: JSON objects have none)."""
     results = context.download_named("results.json")
     sources = {
         "results": {"file": results, "url": context.url(f"downloads/{results}")} if results else {"url": context.url("")},
         "runs": {"url": context.url("")},
     }
-    described = {}
+    described = []
     for column in columns:
         entry = {
+            "name": column.name,
             "title": column_text(context, column.title, column.measure),
             "description": column_text(context, column.description, column.measure),
             "unit": column.unit,
@@ -193,7 +195,7 @@ def _columns(context: ExportContext, columns: Sequence[Column]) -> dict:
         }
         if context.records.config.license is not None:
             entry["license"] = dict(context.records.config.license)
-        described[column.name] = entry
+        described.append(entry)
     return described
 
 
