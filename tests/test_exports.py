@@ -244,7 +244,9 @@ def test_mlcroissant_loads_the_croissant_file_and_reads_every_record_set(site, c
     dataset = _croissant(site / "downloads" / CROISSANT)
     assert dataset.metadata.ctx.issues.errors == set()
     sets = {record_set.uuid: record_set for record_set in dataset.metadata.record_sets}
-    assert sorted(sets) == sorted((*MEASURES, "case-results"))
+    assert sorted(sets) == sorted((*MEASURES, "case-results", "runs"))
+    outcomes = [(r["runs/run"].decode(), r["runs/outcome"].decode()) for r in dataset.records("runs")]
+    assert outcomes == [(run.id, checked.results[run.id].outcome) for run in _published_runs(checked)]
     runs = _published_runs(checked)
     for measure in MEASURES:
         records = list(dataset.records(measure))
@@ -281,6 +283,17 @@ def test_croissant_names_and_describes_everything_in_swedish_and_english(site):
     assert texts["sv"] != texts["en"]
 
 
+def _refused_for_its_hash(read, name: str) -> None:
+    """mlcroissant stops reading, and the cause it gives is the file's hash (not some other failure)."""
+    with pytest.raises(Exception) as caught:
+        read()
+    chain, error = [], caught.value
+    while error is not None:
+        chain.append(str(error))
+        error = error.__cause__ or error.__context__
+    assert any("Hash of downloaded file" in text and name in text for text in chain), chain
+
+
 def test_mlcroissant_refuses_a_file_whose_bytes_differ_from_its_sha256(site, tmp_path):
     copy = tmp_path / "downloads"
     shutil.copytree(site / "downloads", copy)
@@ -290,9 +303,19 @@ def test_mlcroissant_refuses_a_file_whose_bytes_differ_from_its_sha256(site, tmp
     assert changed != text
     victim.write_text(changed, encoding="utf-8", newline="")
     dataset = _croissant(copy / CROISSANT)
-    with pytest.raises(Exception, match="Hash|hash|GROUNDING"):
-        list(dataset.records("GROUNDING"))
+    _refused_for_its_hash(lambda: list(dataset.records("GROUNDING")), measure_table("GROUNDING"))
     assert len(list(dataset.records("CLEAN_CASE_FLAWS"))) == 6, "the files left alone still read"
+
+
+def test_mlcroissant_refuses_a_results_record_whose_bytes_differ_from_its_sha256(site, tmp_path):
+    copy = tmp_path / "downloads"
+    shutil.copytree(site / "downloads", copy)
+    results = copy / "granska-quality-results.json"
+    data = results.read_bytes()
+    results.write_bytes(data.replace(b'"outcome": "PASS"', b'"outcome": "BLOCK"', 1))
+    assert results.read_bytes() != data
+    dataset = _croissant(copy / CROISSANT)
+    _refused_for_its_hash(lambda: list(dataset.records("runs")), "granska-quality-results.json")
 
 
 # --- all exports -------------------------------------------------------------------------------------------------------

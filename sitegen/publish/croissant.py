@@ -59,7 +59,15 @@ FILE_TEXTS = {
     "cases": N_("Every case version's result in every repetition of every published run (CSV)."),
     "metadata": N_("What every column of the CSV tables holds, in every language of the site."),
     "every-eval": N_("One published run in the Every Eval Ever format: each observed measure as passed of observed."),
+    "runs": N_("Every published run's outcome and scorer, read from the results file as it was checked in."),
 }
+# The record set read straight from the results record (its format: sitegen/schemas/results.schema.json)
+RUN_FIELDS = (
+    ("run", "sc:Text", RUN_COLUMNS[0].description),
+    ("outcome", "sc:Text", N_("The run's outcome: PASS, BLOCK, PENDING_CONFIRMATION, NOT_OBSERVED or CRASHED.")),
+    ("scorer_version", "sc:Integer", next(c for c in RUN_COLUMNS if c.name == "scorer_version").description),
+    ("matching_method", "sc:Text", N_("The matching method of that scorer version, by its id.")),
+)
 
 
 def croissant_file(context: ExportContext, exports: Sequence[tuple[str, bytes]]) -> bytes:
@@ -90,7 +98,7 @@ def croissant_document(context: ExportContext, exports: Sequence[tuple[str, byte
         "datePublished": context.date,
         "inLanguage": list(context.languages),
         "distribution": sorted(files, key=lambda f: f["@id"]),
-        "recordSet": [_measure_set(context, measure) for measure in MEASURES] + [_case_set(context)],
+        "recordSet": [_measure_set(context, measure) for measure in MEASURES] + [_case_set(context)] + _runs_set(context),
     }
     if config.license is not None:
         document["license"] = config.license["url"]
@@ -153,6 +161,27 @@ def _case_set(context: ExportContext) -> dict:
         "field": [_field(CASE_TABLE, "case-results", c.name, _data_type(c.name), _languages(column_text(context, c.description, c.measure)))
                   for c in CASE_COLUMNS],
     }
+
+
+def _runs_set(context: ExportContext) -> list[dict]:
+    """The runs as the results record holds them, so that a Croissant reader checks that file's bytes too (when published)."""
+    results = context.download_named("results.json")
+    if results is None:
+        return []
+    return [{
+        "@type": "cr:RecordSet",
+        "@id": "runs",
+        "name": "runs",
+        "description": _tagged(context, FILE_TEXTS["runs"]),
+        "field": [{
+            "@type": "cr:Field",
+            "@id": f"runs/{name}",
+            "name": name,
+            "description": _tagged(context, text),
+            "dataType": data_type,
+            "source": {"fileObject": {"@id": results}, "extract": {"jsonPath": f"$.runs[*].{name}"}},
+        } for name, data_type, text in RUN_FIELDS],
+    }]
 
 
 def _languages(texts: dict[str, str]) -> list[dict[str, str]]:
