@@ -157,7 +157,7 @@ def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
 
 def exports_phase(checked: Checked, records_files) -> tuple[tuple[str, m.InMemoryFile], ...]:
     """The standard exports (CSV, Every Eval Ever, Croissant), made from the results just verified: nothing is scored again."""
-    return export_files(ExportContext(checked.records, checked.results, checked.catalogs, records_files))
+    return export_files(ExportContext.of(checked.records, checked.results, checked.catalogs, records_files))
 
 
 def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None, write=None):

@@ -76,13 +76,13 @@ def croissant_file(context: ExportContext, exports: Sequence[tuple[str, bytes]])
 
 
 def croissant_document(context: ExportContext, exports: Sequence[tuple[str, bytes]]) -> dict:
+    """The dataset: its names and description in every language, its files, and the record sets of its tables."""
     config = context.records.config
     files = [_file(context, name, file.sha256, "application/json", "records") for name, file in context.downloads]
+    kinds = {**{measure_table(measure): "measure" for measure in MEASURES}, CASE_TABLE: "cases", METADATA: "metadata"}
     for name, data in exports:
-        kind = ("measure" if name.startswith("measure-") else "cases" if name == CASE_TABLE else
-                "metadata" if name == METADATA else "every-eval")
         files.append(_file(context, name, hashlib.sha256(data).hexdigest(), "text/csv" if name.endswith(".csv") else
-                           "application/json", kind))
+                           "application/json", kinds.get(name, "every-eval")))
     document = {
         "@context": CONTEXT,
         "@type": "sc:Dataset",

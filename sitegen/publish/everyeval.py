@@ -34,7 +34,7 @@ def every_eval_files(context: ExportContext) -> tuple[tuple[str, bytes], ...]:
 def every_eval_record(context: ExportContext, run: m.Run) -> dict:
     """One run as an Every Eval Ever aggregate record: each observed measure's "passed of observed" as a score and details."""
     config = context.records.config
-    result = context.results[run.id]
+    result = context.summaries[run.id]
     setup = context.records.setups[run.setup]
     crashed = result.outcome == m.CRASHED_STATE
     by_id = {x.measure: x for x in result.measures}

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from sitegen.core import model as m
@@ -17,9 +19,17 @@ class ExportContext:
     """What every export is made from: the records, the recorded results (verified before this), the catalogs."""
 
     records: m.Records
-    results: Mapping[str, m.RunResult]
+    results: Mapping[str, m.RunResult]  # a run is unpacked each time it is read: read whole once, for the case table
     catalogs: Mapping[str, Any]  # language -> compiled Translations, for the names and descriptions in every language
     downloads: Published  # the published records files, as (name under downloads/, file)
+    summaries: Mapping[str, m.RunResult]  # each published run's result without its cases and observations
+
+    @classmethod
+    def of(cls, records: m.Records, results: Mapping[str, m.RunResult], catalogs: Mapping[str, Any],
+           downloads: Published) -> "ExportContext":
+        """The context, with every published run's summary taken in one pass over the results (each run unpacked once)."""
+        summaries = {run.id: dataclasses.replace(results[run.id], cases=(), observations=()) for run in records.published_runs}
+        return cls(records, results, catalogs, downloads, MappingProxyType(summaries))
 
     @property
     def runs(self) -> tuple[m.Run, ...]:

@@ -104,12 +104,11 @@ def measure_rows(context: ExportContext, measure: str) -> list[list[object]]:
     """One row per published run: the state and the counts, or the state's word in place of every count."""
     rows = []
     for run in context.runs:
-        result = context.results[run.id]
+        result = context.summaries[run.id]
         found = next((x for x in result.measures if x.measure == measure), None)
-        if result.outcome == m.CRASHED_STATE or found is None:
-            state = m.CRASHED_STATE if result.outcome == m.CRASHED_STATE else m.NOT_OBSERVED
-            rows.append(_run_cells(run) + [state] * len(MEASURE_COLUMNS))
-        elif found.state == m.NOT_OBSERVED:
+        if result.outcome == m.CRASHED_STATE:
+            rows.append(_run_cells(run) + [m.CRASHED_STATE] * len(MEASURE_COLUMNS))
+        elif found is None or found.state == m.NOT_OBSERVED:
             rows.append(_run_cells(run) + [m.NOT_OBSERVED] * len(MEASURE_COLUMNS))
         else:
             rows.append(_run_cells(run) + [found.state, found.passed, found.observed, found.failed, found.pending, found.dismissed])
