@@ -17,7 +17,7 @@ from sitegen.load.schema import schema_files
 from sitegen.load.spool import ResultSpool
 from sitegen.publish.downloads import Download, collect_downloads
 from sitegen.publish.exportcontext import ExportContext
-from sitegen.publish.exports import export_files
+from sitegen.publish.exports import check_export_names, export_files
 from sitegen.publish.site import PageWriter, check_out_dir, staging, write_site
 from sitegen.render.catalogs import load_catalogs
 from sitegen.render.feed import render_atom, render_changelog_json
@@ -118,8 +118,17 @@ def catalogs_phase(records: m.Records) -> Mapping:
 
 
 def downloads_phase(records: m.Records) -> tuple[Download, ...]:
-    """The files to publish, checked to hold no internal field and no unpublished run."""
-    return collect_downloads(records)
+    """The files to publish, checked to hold no internal field and no unpublished run, nor to take an export's name."""
+    problems: list[Diagnostic] = []
+    downloads: tuple[Download, ...] = ()
+    for check in (lambda: collect_downloads(records), lambda: check_export_names(records)):
+        try:
+            downloads = check() or downloads
+        except PublicationError as exc:  # both checks' problems come in one run
+            problems.extend(exc.diagnostics)
+    if problems:
+        raise PublicationError(problems)
+    return downloads
 
 
 def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: int = 1) -> Checked:

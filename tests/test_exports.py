@@ -15,9 +15,11 @@ import jsonschema
 import pytest
 
 from sitegen.build import build_site, check_records, exports_phase
+from sitegen.cli import main
 from sitegen.core import model as m
 from sitegen.publish.croissant import CROISSANT
 from sitegen.publish.everyeval import SCHEMA_VERSION, every_eval_name
+from sitegen.publish.exports import export_names
 from sitegen.publish.tables import CASE_COLUMNS, CASE_TABLE, MEASURE_COLUMNS, METADATA, RUN_COLUMNS, cell, csv_bytes, measure_table
 from sitegen.score.measures.registry import MEASURES
 
@@ -376,3 +378,29 @@ def test_exports_hold_no_internal_field_and_no_unpublished_run(checked):
             assert not internal & set(keys(json.loads(data))), name
         else:
             assert not internal & set(next(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))), name
+
+
+def test_the_names_the_exports_take_are_known_before_they_are_made(checked):
+    assert export_names(checked.records) == set(_exports(checked))
+
+
+def test_a_records_file_published_under_an_exports_name_is_refused_at_that_name_with_the_other_problems(tmp_path, capsys):
+    records = tmp_path / "records"
+    shutil.copytree(RECORDS, records)
+    config = json.loads((records / "sitegen.json").read_text(encoding="utf-8"))
+    config["publish"][1]["name"] = CROISSANT
+    config["publish"][2]["name"] = measure_table("GROUNDING")
+    (records / "sitegen.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    cases = (records / "cases.json").read_text(encoding="utf-8")
+    (records / "cases.json").write_text(cases.replace('"rules"', '"cost": 1, "rules"', 1), encoding="utf-8")
+    out = tmp_path / "site"
+    assert main(["build", "--records", str(records), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "error:" in line]
+    text = (records / "sitegen.json").read_text(encoding="utf-8").splitlines()
+    row = next(i for i, line in enumerate(text, 1) if f'"{CROISSANT}"' in line)
+    assert any(line.startswith(f"{records / 'sitegen.json'}:{row}:") and "/publish/1/name" in line and "[publish.name-taken]" in line
+               for line in lines), err
+    assert any("/publish/2/name" in line and "[publish.name-taken]" in line for line in lines), err
+    assert any("[publish.internal-field]" in line for line in lines), "the other publication problem comes in the same run"
+    assert "Traceback" not in err and not out.exists()
