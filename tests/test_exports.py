@@ -182,6 +182,8 @@ def test_a_configured_licence_is_named_by_the_metadata_and_by_croissant(checked)
 
 
 def test_the_vendored_schema_is_every_eval_ever_0_3_0():
+    noted = re.search(r"SHA-256\s+`([0-9a-f]{64})`", (EVERY_EVAL_SCHEMA.parent / "README.md").read_text(encoding="utf-8"))
+    assert noted and hashlib.sha256(EVERY_EVAL_SCHEMA.read_bytes()).hexdigest() == noted.group(1), "the released file, unedited"
     schema = json.loads(EVERY_EVAL_SCHEMA.read_text(encoding="utf-8"))
     assert schema["version"] == SCHEMA_VERSION == "0.3.0"
     jsonschema.Draft7Validator.check_schema(schema)
