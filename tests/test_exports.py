@@ -406,3 +406,14 @@ def test_a_records_file_published_under_an_exports_name_is_refused_at_that_name_
     assert any("/publish/2/name" in line and "[publish.name-taken]" in line for line in lines), err
     assert any("[publish.internal-field]" in line for line in lines), "the other publication problem comes in the same run"
     assert "Traceback" not in err and not out.exists()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_method_page_lists_the_records_files_and_the_downloads_page_keeps_them_apart_from_the_exports(site, checked, lang):
+    records_files = sorted(name for name, _ in _records_files(checked))
+    method = (site / lang / "method.html").read_text(encoding="utf-8")
+    section = method[method.index('id="downloads"'):method.index('id="changes"')]
+    assert sorted(set(re.findall(r'href="\.\./downloads/([^"]+)"', section))) == records_files
+    page = (site / lang / "downloads.html").read_text(encoding="utf-8")
+    first = page[page.index('id="records-heading"'):page.index('id="schemas-heading"')]
+    assert sorted(set(re.findall(r'href="\.\./downloads/([^"]+)"', first))) == records_files
