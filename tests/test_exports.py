@@ -393,8 +393,9 @@ def test_a_records_file_published_under_an_exports_name_is_refused_at_that_name_
     config["publish"][1]["name"] = CROISSANT
     config["publish"][2]["name"] = measure_table("GROUNDING")
     (records / "sitegen.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    cases = (records / "cases.json").read_text(encoding="utf-8")
-    (records / "cases.json").write_text(cases.replace('"rules"', '"cost": 1, "rules"', 1), encoding="utf-8")
+    cases = json.loads((records / "cases.json").read_text(encoding="utf-8"))
+    cases["case_versions"][0]["title"] = UNPUBLISHED  # a published file naming an unpublished run: found by the same phase
+    (records / "cases.json").write_text(json.dumps(cases, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     out = tmp_path / "site"
     assert main(["build", "--records", str(records), "--out", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err
@@ -404,7 +405,7 @@ def test_a_records_file_published_under_an_exports_name_is_refused_at_that_name_
     assert any(line.startswith(f"{records / 'sitegen.json'}:{row}:") and "/publish/1/name" in line and "[publish.name-taken]" in line
                for line in lines), err
     assert any("/publish/2/name" in line and "[publish.name-taken]" in line for line in lines), err
-    assert any("[publish.internal-field]" in line for line in lines), "the other publication problem comes in the same run"
+    assert any("[publish.unpublished-run]" in line for line in lines), "the other publication problem comes in the same run"
     assert "Traceback" not in err and not out.exists()
 
 
