@@ -16,6 +16,8 @@ from sitegen.load.records import load_records
 from sitegen.load.schema import schema_files
 from sitegen.load.spool import ResultSpool
 from sitegen.publish.downloads import Download, collect_downloads
+from sitegen.publish.exportcontext import ExportContext
+from sitegen.publish.exports import check_export_names, export_files
 from sitegen.publish.site import PageWriter, check_out_dir, staging, write_site
 from sitegen.render.catalogs import load_catalogs
 from sitegen.render.feed import render_atom, render_changelog_json
@@ -116,8 +118,17 @@ def catalogs_phase(records: m.Records) -> Mapping:
 
 
 def downloads_phase(records: m.Records) -> tuple[Download, ...]:
-    """The files to publish, checked to hold no internal field and no unpublished run."""
-    return collect_downloads(records)
+    """The files to publish, checked to hold no internal field and no unpublished run, nor to take an export's name."""
+    problems: list[Diagnostic] = []
+    downloads: tuple[Download, ...] = ()
+    for check in (lambda: collect_downloads(records), lambda: check_export_names(records)):
+        try:
+            downloads = check() or downloads
+        except PublicationError as exc:  # both checks' problems come in one run
+            problems.extend(exc.diagnostics)
+    if problems:
+        raise PublicationError(problems)
+    return downloads
 
 
 def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: int = 1) -> Checked:
@@ -153,6 +164,11 @@ def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
     return ()
 
 
+def exports_phase(checked: Checked, records_files) -> tuple[tuple[str, m.InMemoryFile], ...]:
+    """The standard exports (CSV, Every Eval Ever, Croissant), made from the results just verified: nothing is scored again."""
+    return export_files(ExportContext.of(checked.records, checked.results, checked.catalogs, records_files))
+
+
 def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None, write=None):
     """All pages (a generator: a large site is never held in memory at once) and the extra files; same input, same bytes.
 
@@ -160,11 +176,13 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
     """
     say = progress or (lambda phase, detail="": None)
     records = checked.records
-    published = tuple((d.name, d.source) for d in checked.downloads) + tuple((n, m.InMemoryFile(b)) for n, b in schema_files())
+    records_files = tuple((d.name, d.source) for d in checked.downloads)
+    exports = exports_phase(checked, records_files)
+    published = records_files + tuple((n, m.InMemoryFile(b)) for n, b in schema_files()) + exports
     say("render", f"{len(records.config.languages)} languages")
     pages = iter_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
                        catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, templates=TEMPLATES,
-                       jobs=jobs, comparisons=checked.comparisons, write=write)
+                       jobs=jobs, comparisons=checked.comparisons, write=write, exports=tuple(name for name, _ in exports))
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     extra = (
         ("changelog.atom", render_atom(checked.changelog, base_url=records.config.base_url, title=title, updated=checked.build_date)),

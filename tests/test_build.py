@@ -18,6 +18,9 @@ import sitegen.build
 import sitegen.publish.site
 from sitegen.build import build_site
 from sitegen.core.errors import OutFolderError, WriteError
+from sitegen.publish.croissant import CROISSANT
+from sitegen.publish.tables import CASE_TABLE, METADATA, measure_table
+from sitegen.score.measures.registry import MEASURES
 from sitegen.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -333,7 +336,10 @@ def test_every_download_is_the_exact_bytes_of_its_source(bundled_site):
     sources.update({f"schemas/{p.name}": p for p in (REPO / "sitegen" / "schemas").glob("*.schema.json")})
     downloads = bundled_site / "downloads"
     served = {p.relative_to(downloads).as_posix() for p in downloads.rglob("*") if p.is_file()} - {"SHA256SUMS"}
-    assert served == set(sources)
+    runs = json.loads((RECORDS / "runs.json").read_text(encoding="utf-8"))["runs"]
+    exports = {measure_table(measure) for measure in MEASURES} | {CASE_TABLE, METADATA, CROISSANT}
+    exports |= {f"every-eval-ever-{r['id']}.json" for r in runs if r["published"]}  # the standard exports, made by the build
+    assert served == set(sources) | exports
     for name, source in sources.items():
         assert (downloads / name).read_bytes() == source.read_bytes(), name
 

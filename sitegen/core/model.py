@@ -231,6 +231,7 @@ class Config:
     document_language: str | None = None  # language of documents, rules and engine answers, for `lang` on them
     case_text_language: str | None = None  # language of case titles and pair descriptions, for `lang` on them
     accessibility_contact: str | None = None  # e-mail address or https URL for reporting an accessibility problem
+    license: Mapping[str, str] | None = None  # {"name", "url"}: the licence the published files are offered under
 
 
 @dataclass(frozen=True, slots=True)

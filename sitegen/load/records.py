@@ -187,6 +187,7 @@ def _config(doc: JsonText, root: Path, out: Collector) -> m.Config:
         document_language=v.get("document_language"),
         case_text_language=v.get("case_text_language"),
         accessibility_contact=v.get("accessibility_contact"),
+        license=MappingProxyType(dict(v["license"])) if "license" in v else None,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from sitegen.changelog.changes import Changelog
 from sitegen.core.model import InMemoryFile, Records, RunResult, SourceFile
@@ -30,6 +30,7 @@ class DownloadRow:
     size: int
     sha256: str
     schema: bool
+    export: bool = False  # one of the standard exports (CSV, Every Eval Ever, Croissant)
 
 
 def render_pages(records: Records, results: Mapping[str, RunResult], **options: Any) -> tuple[Page, ...]:
@@ -56,18 +57,19 @@ def iter_pages(
     jobs: int = 1,
     comparisons: Mapping[str, Any] | None = None,
     write: Callable[[Page], Any] | None = None,
+    exports: Collection[str] = (),
 ) -> Iterator[Any]:
     """The pages of render_pages one at a time, in a fixed order, so a large site can be written without holding it all.
 
     With jobs > 1 the case and run pages (nearly all of a large site) are rendered in that many forked processes; the
     order, and so every byte, stays the same as with one. With `write` (the writer's PageWriter on its staging folder),
     those pages are written where they were rendered and what `write` returns comes in their place: a page's bytes
-    never travel between processes.
+    never travel between processes. `exports` names the downloads that are standard exports (listed apart).
     """
     config = records.config
     languages = tuple(config.languages)
     listed = tuple(
-        DownloadRow(name=name, size=file.size, sha256=file.sha256, schema=name.startswith("schemas/"))
+        DownloadRow(name=name, size=file.size, sha256=file.sha256, schema=name.startswith("schemas/"), export=name in exports)
         for name, file in sorted(downloads, key=lambda item: item[0])
     )
     published = tuple(sorted(records.published_runs, key=lambda r: (r.date, r.id), reverse=True))
