@@ -87,11 +87,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("score", help="score runs into the results record", description=(
         "Score the named runs with the scorer version each run names and write their results into results.json. "
-        "A run already in the record must reproduce byte for byte; otherwise nothing is written and the difference is shown."))
+        "A run already in the record must reproduce byte for byte, and the inputs it was sealed with must be unchanged; "
+        "otherwise nothing is written and the difference is shown. A newly recorded run is sealed."))
     _records_arg(p)
     which = p.add_mutually_exclusive_group()
     which.add_argument("runs", nargs="*", default=[], metavar="RUN", help="run ids to score")
     which.add_argument("--all", action="store_true", help="score every published run (not with RUN)")
+    p.add_argument("--seal", action="store_true", help=(
+        "also seal recorded runs that have no seal yet: each must reproduce its recorded counts, then only the seal "
+        "(the SHA-256 of every input it was scored from) is added to its entry"))
     _jobs_arg(p)
     p.set_defaults(handler=_score)
 
@@ -224,7 +228,8 @@ def _score(args) -> int:
         raise UsageError("name at least one RUN, or use --all")
     records = _load(args, jobs=args.jobs)
     with collector_paused():  # scoring makes many small acyclic objects: a collection meanwhile would only rescan them
-        report = score_into_record(records, Path(args.records), run_ids=None if args.all else tuple(args.runs), jobs=args.jobs)
+        report = score_into_record(records, Path(args.records), run_ids=None if args.all else tuple(args.runs), jobs=args.jobs,
+                                   seal=args.seal)
     for line in report.lines:
         print(line)
     return 0
