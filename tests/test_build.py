@@ -333,7 +333,11 @@ def test_every_download_is_the_exact_bytes_of_its_source(bundled_site):
     sources.update({f"schemas/{p.name}": p for p in (REPO / "sitegen" / "schemas").glob("*.schema.json")})
     downloads = bundled_site / "downloads"
     served = {p.relative_to(downloads).as_posix() for p in downloads.rglob("*") if p.is_file()} - {"SHA256SUMS"}
-    assert served == set(sources)
+    # beside SHA256SUMS, not listed in it since they check it: the publication log with every SHA256SUMS it names
+    checking = {p.relative_to(RECORDS).as_posix(): p for p in [RECORDS / "publications.jsonl", RECORDS / "allowed_signers",
+                                                              *sorted((RECORDS / "publications").glob("*"))] if p.is_file()}
+    assert served == set(sources) | set(checking)
+    sources.update(checking)
     for name, source in sources.items():
         assert (downloads / name).read_bytes() == source.read_bytes(), name
 
@@ -548,6 +552,7 @@ def test_the_downloads_instructions_work_as_written(bundled_site, tmp_path, lang
     page = bundled_site / lang / "downloads.html"
     main_html = _main(page)
     verify = main_html[main_html.index('id="verify-heading"'):]
+    verify = verify[:verify.index("</section>")]  # the sections after it check SHA256SUMS itself (test_signing, test_publication_log)
     served = bundled_site / "downloads"
     listed = [line.split("  ", 1)[1] for line in (served / "SHA256SUMS").read_text(encoding="utf-8").splitlines()]
     folders = sorted({name.rpartition("/")[0] for name in listed} - {""})
@@ -556,7 +561,8 @@ def test_the_downloads_instructions_work_as_written(bundled_site, tmp_path, lang
         assert f"<code>{folder}</code>" in verify, folder
 
     # a browser saves a link under its last path segment; the reader puts what SHA256SUMS lists in a sub-folder there
-    links = re.findall(r'href="\.\./downloads/([^"]+)"', main_html)
+    links = [link for link in re.findall(r'href="\.\./downloads/([^"]+)"', main_html)
+             if link not in ("publications.jsonl", "allowed_signers", "SHA256SUMS.sig")]
     assert sorted(set(links) - {"SHA256SUMS"}) == sorted(listed) and "SHA256SUMS" in links
     reader = tmp_path / "saved"
     for link in set(links):

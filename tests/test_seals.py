@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from sitegen.cli import main
-from sitegen.score.results import canonical_json
+from sitegen.load.records import load_records
+from sitegen.score.results import canonical_json, read_results
+from sitegen.score.seals import check_seals
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "records"
@@ -149,7 +151,8 @@ def test_a_setups_configuration_changed_with_its_fingerprint_recomputed_is_refus
 
 
 def _unsealed(root: Path) -> bytes:
-    """The results record as an older sitegen wrote it: the same entries without their seals."""
+    """The results record as an older sitegen wrote it: the same entries without their seals, and no publication log."""
+    (root / "publications.jsonl").unlink(missing_ok=True)
     value = json.loads((root / "results.json").read_text(encoding="utf-8"))
     for run in value["runs"]:
         run.pop("seal", None)
@@ -225,3 +228,13 @@ def test_score_refuses_to_pass_a_sealed_run_whose_input_changed(tmp_path, capsys
     err = capsys.readouterr().err
     assert f"/runs/{index}/date: error: run " in err and "[seal.changed]" in err
     assert (root / "results.json").read_bytes() == before
+
+
+def test_check_seals_names_each_changed_input_from_loaded_records(tmp_path):
+    root = _copy(tmp_path)
+    assert check_seals(load_records(root), read_results((root / "results.json").read_bytes())) == []
+    runs = json.loads((root / "runs.json").read_text(encoding="utf-8"))
+    index = next(i for i, r in enumerate(runs["runs"]) if r["published"])
+    _edit(root, "runs.json", lambda v: v["runs"][index].__setitem__("engine_version", "granska 0"))
+    found = check_seals(load_records(root), read_results((root / "results.json").read_bytes()))
+    assert [(d.path, d.pointer, d.code) for d in found] == [(str(root / "runs.json"), f"/runs/{index}/engine_version", "seal.changed")]

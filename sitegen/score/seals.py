@@ -215,3 +215,18 @@ def locate_seal_changes(records: m.Records, changes: Mapping[str, tuple[SealChan
                 out.append(places.at(name, _item("answers", lambda a, r=run_id: a.get("run") == r and a.get("case_version") == cv
                                                  and a.get("repetition") == int(rep)), "", message))
     return out
+
+
+def check_seals(records: m.Records, results: Mapping[str, m.RunResult]) -> list[Diagnostic]:
+    """Every sealed input of every sealed result that differs from the records now, located (unsealed results pass).
+
+    For `sitegen verify` too: it needs only Records loaded from the published cases, answers and run metadata.
+    """
+    known = {r.id for r in records.runs}
+    changes = {}
+    for run_id, result in results.items():
+        if result.seal is not None and run_id in known:
+            found = compare_seal(result.seal, seal_run(records, run_id))
+            if found:
+                changes[run_id] = found
+    return locate_seal_changes(records, changes)
