@@ -1,8 +1,11 @@
 """`sitegen seal` chains publications in a checked-in log; the build publishes it and refuses a broken chain or a lost run."""
 
 import hashlib
+import html
 import json
+import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -172,3 +175,34 @@ def test_without_a_log_the_downloads_page_says_nothing_was_sealed(tmp_path, root
     assert not (out / "downloads" / "publications.jsonl").exists()
     assert "No publication has been sealed" in (out / "en" / "downloads.html").read_text(encoding="utf-8")
     assert "Ingen publicering har förseglats" in (out / "sv" / "downloads.html").read_text(encoding="utf-8")
+
+
+def test_the_chain_can_be_followed_by_hand_with_the_pages_commands(tmp_path, root, capsys):
+    _seal(root, "2026-12-01", capsys)
+    _republish(root)
+    _seal(root, "2026-12-02", capsys)
+    out = tmp_path / "site"
+    assert _build(root, out, capsys)[0] == 0
+    downloads = out / "downloads"
+    page = (out / "en" / "downloads.html").read_text(encoding="utf-8")
+    section = page[page.index('id="log-heading"'):]
+    blocks = [html.unescape(c) for c in re.findall(r'<pre class="wrap"><code>(.*?)</code></pre>', section, re.S)]
+
+    def sh(command: str) -> str:
+        done = subprocess.run(["sh", "-c", command], cwd=downloads, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    first, second = (downloads / "publications.jsonl").read_text(encoding="utf-8").splitlines()
+    follow = next(b for b in blocks if b.startswith("sha256sum SAVED-SHA256SUMS")).splitlines()
+    old_sums = json.loads(first)["sha256sums"]
+    shutil.copyfile(downloads / "publications" / f"{old_sums}.SHA256SUMS", downloads / "SAVED-SHA256SUMS")
+    assert sh(follow[0]).split()[0] == old_sums
+    assert sh(follow[1].replace("HASH", old_sums)).startswith("1:")
+    line_digest = sh(follow[2].replace("K", "1")).split()[0]
+    assert sh(follow[3].replace("HASH", line_digest)).startswith("2:"), "the next line names the saved one as previous"
+    today = next(b for b in blocks if b.startswith("sha256sum SHA256SUMS")).splitlines()
+    assert sh(today[0]).split()[0] == json.loads(sh(today[1]))["sha256sums"]
+    digest = next(b for b in blocks if b.startswith("python3 -c"))
+    run_id = next(iter(json.loads(second)["results"]))
+    assert sh(digest.replace(" RUN", f" {run_id}")).strip() == json.loads(second)["results"][run_id]

@@ -1,5 +1,7 @@
 """SHA256SUMS signed with stock OpenSSH when a key is given, only with a key the records' allowed_signers line allows."""
 
+import html
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -126,3 +128,23 @@ def test_check_signature_works_from_published_bytes(tmp_path, signed):
     assert [d.code for d in tampered] == ["sign.bad-signature"] and tampered[0].path == "SHA256SUMS.sig"
     stranger = _signers_line(_key(tmp_path / "stranger")).encode()
     assert [d.code for d in check_signature(sums, sig, stranger)] == ["sign.bad-signature"]
+
+
+@pytest.mark.parametrize("lang", ["sv", "en"])
+def test_the_signature_check_works_as_the_page_writes_it(tmp_path, signed, lang):
+    """A reader saves the three files the page names into one folder and runs the command it shows, character for character."""
+    root, key = signed
+    out = tmp_path / "site"
+    assert main(["build", "--records", str(root), "--out", str(out), "--quiet", "--signing-key", str(key)]) == 0
+    page = (out / lang / "downloads.html").read_text(encoding="utf-8")
+    section = page[page.index('id="signature-heading"'):]
+    blocks = [html.unescape(c) for c in re.findall(r'<pre class="wrap"><code>(.*?)</code></pre>', section, re.S)]
+    (command,) = [c for c in blocks if c.startswith("ssh-keygen")]
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    for name in ("SHA256SUMS", "SHA256SUMS.sig", "allowed_signers"):
+        shutil.copyfile(out / "downloads" / name, saved / name)
+    done = subprocess.run(["sh", "-c", command], cwd=saved, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("Good"), done.stdout + done.stderr
+    (saved / "SHA256SUMS").write_bytes((saved / "SHA256SUMS").read_bytes() + b"\n")
+    assert subprocess.run(["sh", "-c", command], cwd=saved, capture_output=True, text=True).returncode != 0

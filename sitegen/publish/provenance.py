@@ -90,5 +90,6 @@ def check_provenance(publications: Publications, sums: bytes, results: Mapping[s
             problems.extend(found)
     if problems:
         raise PublicationError(problems)
+    named = {e.sha256sums: publications.sums[e.sha256sums] for e in entries}  # a stray stored file is not published
     return Provenance(hashlib.sha256(sums).hexdigest(), NAMESPACE, publications.allowed_signers, signature,
-                      publications.log, entries, dict(publications.sums) if publications.log is not None else {})
+                      publications.log, entries, named)
