@@ -68,13 +68,19 @@ def answer_form(answer: m.Answer) -> dict:
     return {"answer": _engine(answer.answer), "rerun": _engine(answer.rerun)}
 
 
-def seal_run(records: m.Records, run_id: str) -> m.Seal:
-    """The seal of one run as the records stand now."""
+def case_digests(records: m.Records, case_versions) -> dict[str, dict[str, str]]:
+    """The digests of each case version's parts: the same for every run of its suite, so a pass takes them once."""
+    return {cv: {part: digest(value) for part, value in case_parts(records.case_versions[cv]).items()} for cv in case_versions}
+
+
+def seal_run(records: m.Records, run_id: str, *, cases: Mapping[str, Mapping[str, str]] | None = None) -> m.Seal:
+    """The seal of one run as the records stand now (`cases`: case_digests taken already, for some or all case versions)."""
     run = records.run(run_id)
     suite = records.suite(run.suite, run.suite_version)
     in_suite = set(suite.case_versions)
-    case_versions = {cv: {part: digest(value) for part, value in case_parts(records.case_versions[cv]).items()}
-                     for cv in suite.case_versions}
+    cases = cases or {}
+    missing = case_digests(records, [cv for cv in suite.case_versions if cv not in cases])
+    case_versions = {cv: dict(cases[cv]) if cv in cases else missing[cv] for cv in suite.case_versions}
     pairs = {p.id: digest({"kind": p.kind, "versions": list(p.versions), "rules_differ": p.rules_differ})
              for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite}
     answers: dict[str, dict[str, str]] = {}

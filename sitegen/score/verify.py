@@ -15,7 +15,7 @@ from sitegen.load.jsonread import parse_json
 from sitegen.score.comparison import Comparison, compare_summaries, compatibility_key, summarize
 from sitegen.score.results import Difference, compare_result, read_results, write_results
 from sitegen.score.scoring import aggregate_observed, observe_run, score_run
-from sitegen.score.seals import SealChange, compare_seal, locate_seal_changes, seal_run
+from sitegen.score.seals import SealChange, case_digests, compare_seal, locate_seal_changes, seal_run
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,7 @@ class PassRequest:
     records: m.Records
     recorded: Mapping[str, m.RunResult] | None  # when given, each fresh result is checked against it where it was scored
     compare: bool  # compare each run with the previous comparable one (this needs all of a run's observations)
+    cases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # case_digests shared by every run's seal check
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,9 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
 def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *, jobs: int = 1,
                      keep_all_changes: bool = False) -> Verified:
     """Score every published run, check it against the record and compare it; raise PublicationError on any problem."""
-    verified = score_pass(PassRequest(records, recorded, compare=True), records.published_runs, jobs=jobs,
+    published = {cv for run in records.published_runs for cv in records.suite(run.suite, run.suite_version).case_versions}
+    cases = case_digests(records, sorted(published))
+    verified = score_pass(PassRequest(records, recorded, compare=True, cases=cases), records.published_runs, jobs=jobs,
                           keep_all_changes=keep_all_changes)
     _raise_problems(records, recorded, verified.differences, verified.seal_changes)
     return verified
@@ -123,14 +126,14 @@ def _score_one(request: PassRequest, run_id: str) -> RunScored:
         result, summary = score_run(records, run_id), None
     if request.recorded is None:
         return RunScored(run, result, None, summary)
-    return RunScored(run, None, _examine(records, request.recorded, result), summary)
+    return RunScored(run, None, _examine(request, result), summary)
 
 
-def _examine(records: m.Records, recorded: Mapping[str, m.RunResult], result: m.RunResult) -> Examined:
-    kept = recorded.get(result.run)
+def _examine(request: PassRequest, result: m.RunResult) -> Examined:
+    kept = request.recorded.get(result.run)
     if kept is None or kept.scorer_version != result.scorer_version:
         return Examined(False, None)
-    changes = () if kept.seal is None else compare_seal(kept.seal, seal_run(records, result.run))
+    changes = () if kept.seal is None else compare_seal(kept.seal, seal_run(request.records, result.run, cases=request.cases))
     return Examined(True, compare_result(kept, result), changes)
 
 
