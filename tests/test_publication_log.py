@@ -102,7 +102,9 @@ def test_a_broken_chain_is_refused_at_the_line_that_no_longer_follows(tmp_path, 
     out = tmp_path / "site"
     code, err = _build(root, out, capsys)
     assert code == 2 and not out.exists()
-    assert f"{root / 'publications.jsonl'}:2: /previous: error: previous is {json.loads(second)['previous']}, but the entry " in err
+    column = second.index(b'"previous":') + len('"previous":') + 1
+    assert (f"{root / 'publications.jsonl'}:2:{column}: /previous: error: previous is {json.loads(second)['previous']}, "
+            "but the entry ") in err
     assert "[publication.chain-broken]" in err
     assert main(["check", "--records", str(root)]) == 1
     assert "[publication.chain-broken]" in capsys.readouterr().out
@@ -140,7 +142,9 @@ def test_a_dropped_run_is_refused_at_the_publication_that_contained_it(tmp_path,
         (root / name).write_text(json.dumps(answers, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     code, err = _build(root, tmp_path / "site", capsys)
     assert code == 2, err
-    assert (f"{root / 'publications.jsonl'}:1: /results/{run['id']}: error: run \"{run['id']}\" was in sealed publication 1 "
+    line = (root / "publications.jsonl").read_text(encoding="utf-8")
+    column = line.index(f'"{run["id"]}":') + len(f'"{run["id"]}":') + 1
+    assert (f"{root / 'publications.jsonl'}:1:{column}: /results/{run['id']}: error: run \"{run['id']}\" was in sealed publication 1 "
             f"(2026-12-01) but is no longer in {root / 'results.json'}") in err
     assert "[publication.run-dropped]" in err
 
@@ -153,7 +157,9 @@ def test_a_rewritten_past_run_is_refused(tmp_path, root, capsys):
     (root / "results.json").write_bytes(canonical_json(results))
     code, err = _build(root, tmp_path / "site", capsys)
     assert code == 2, err
-    assert (f"{root / 'publications.jsonl'}:1: /results/{run['run']}: error: the results entry of run \"{run['run']}\" in "
+    line = (root / "publications.jsonl").read_text(encoding="utf-8")
+    column = line.index(f'"{run["run"]}":') + len(f'"{run["run"]}":') + 1
+    assert (f"{root / 'publications.jsonl'}:1:{column}: /results/{run['run']}: error: the results entry of run \"{run['run']}\" in "
             f"{root / 'results.json'} has the SHA-256 {_entry_digest(run)}, not the one sealed publication 1 (2026-12-01)") in err
     assert "[publication.run-changed]" in err
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 from sitegen.core import model as m
@@ -35,6 +35,10 @@ class LogEntry:
     sha256sums: str
     results: Mapping[str, str]  # run id -> digest of its results entry
     digest: str
+    columns: Mapping[str, int] = field(default_factory=dict)  # pointer (/previous, /results/RUN, ...) -> its column
+
+    def at(self, path: str, pointer: str, message: str, code: str) -> Diagnostic:
+        return Diagnostic(path, self.line, self.columns.get(pointer), pointer, message, code)
 
 
 def entry_line(*, sequence: int, date: str, previous: str | None, sha256sums: str, results: Mapping[str, str]) -> bytes:
@@ -81,8 +85,10 @@ def parse_log(data: bytes, *, path: str = LOG) -> tuple[tuple[LogEntry, ...], li
             bad(pointer, message)
         if wrong:
             continue
+        pointers = [f"/{name}" for name in FIELDS] + [f"/results/{escape_pointer(run)}" for run in value["results"]]
         entries.append(LogEntry(number, value["sequence"], value["date"], value["previous"], value["sha256sums"],
-                                dict(value["results"]), hashlib.sha256(raw).hexdigest()))
+                                dict(value["results"]), hashlib.sha256(raw).hexdigest(),
+                                {pointer: doc.position(pointer)[1] for pointer in pointers}))
         if raw != entry_line(sequence=value["sequence"], date=value["date"], previous=value["previous"],
                              sha256sums=value["sha256sums"], results=value["results"]):
             problems.append(Diagnostic(path, number, 1, None, "a log entry is written in canonical JSON (sorted keys, no spaces, "
@@ -106,7 +112,7 @@ def check_log_chain(log: bytes, sums_by_digest: Mapping[str, bytes], *, path: st
     before: LogEntry | None = None
     for entry in entries:
         def at(pointer: str, message: str, code: str = "publication.chain-broken") -> None:
-            problems.append(Diagnostic(path, entry.line, None, pointer, message, code))
+            problems.append(entry.at(path, pointer, message, code))
 
         expected = 1 if before is None else before.sequence + 1
         if entry.sequence != expected:
@@ -146,14 +152,14 @@ def check_log_results(log: bytes, current: Mapping[str, str], *, path: str = LOG
     for run_id, entry in last.items():
         pointer = f"/results/{escape_pointer(run_id)}"
         if run_id not in current:
-            problems.append(Diagnostic(path, entry.line, None, pointer, f'run "{run_id}" was in sealed publication '
+            problems.append(entry.at(path, pointer, f'run "{run_id}" was in sealed publication '
                                        f"{entry.sequence} ({entry.date}) but is no longer in {results_path}: a published run "
                                        "is never withdrawn silently", "publication.run-dropped"))
             continue
         differing = [e for e in entries if run_id in e.results and e.results[run_id] != current[run_id]]
         if differing:
             names = ", ".join(f"{e.sequence} ({e.date})" for e in differing)
-            problems.append(Diagnostic(path, differing[-1].line, None, pointer, f'the results entry of run "{run_id}" in '
+            problems.append(differing[-1].at(path, pointer, f'the results entry of run "{run_id}" in '
                                        f"{results_path} has the SHA-256 {current[run_id]}, not the one sealed publication "
                                        f"{names} recorded: a sealed result is never rewritten", "publication.run-changed"))
     return problems
