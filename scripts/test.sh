@@ -52,6 +52,12 @@ if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then
     apt_install fonts-dejavu-core
 fi
 
+# ssh-keygen signs and verifies SHA256SUMS (the signing tests make throwaway keys with it).
+if ! command -v ssh-keygen >/dev/null 2>&1; then
+    say "installing Debian's openssh-client"
+    apt_install openssh-client
+fi
+
 if ! command -v npm >/dev/null 2>&1; then
     say "installing Debian's npm"
     apt_install npm

@@ -12,13 +12,15 @@ from sitegen.changelog.changes import Changelog, build_changelog
 from sitegen.core import model as m
 from sitegen.core.collector import collector_paused, frozen_when_made
 from sitegen.core.errors import Diagnostic, PublicationError, RecordsError, UsageError
+from sitegen.load.publications import read_publications
 from sitegen.load.records import load_records
 from sitegen.load.schema import schema_files
 from sitegen.load.spool import ResultSpool
 from sitegen.publish.downloads import Download, collect_downloads
 from sitegen.publish.exportcontext import ExportContext
 from sitegen.publish.exports import check_export_names, export_files
-from sitegen.publish.site import PageWriter, check_out_dir, staging, write_site
+from sitegen.publish.provenance import Provenance, check_provenance
+from sitegen.publish.site import PageWriter, check_out_dir, sha256sums, staging, write_site
 from sitegen.render.catalogs import load_catalogs
 from sitegen.render.feed import render_atom, render_changelog_json
 from sitegen.render.pages import iter_pages
@@ -52,6 +54,8 @@ class Checked:
     catalogs: Mapping
     build_date: str
     comparisons: Mapping[str, Comparison]  # run id -> Comparison with the previous comparable run (regressions only)
+    provenance: Provenance | None = None  # SHA256SUMS' signature and the publication log (None: not checked, nothing published)
+    exports: tuple[tuple[str, m.InMemoryFile], ...] = ()  # the standard exports, made from the verified results
 
 
 def build_date(records: m.Records, environ=os.environ) -> str:
@@ -131,7 +135,31 @@ def downloads_phase(records: m.Records) -> tuple[Download, ...]:
     return downloads
 
 
-def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: int = 1) -> Checked:
+def published_files(downloads: tuple[Download, ...], exports: tuple[tuple[str, m.InMemoryFile], ...] = ()
+                    ) -> tuple[tuple[str, object], ...]:
+    """Every file under downloads/ that SHA256SUMS lists: the published records, the JSON Schemas and the exports."""
+    return (tuple((d.name, d.source) for d in downloads) + tuple((n, m.InMemoryFile(b)) for n, b in schema_files())
+            + tuple(exports))
+
+
+def exports_phase(records: m.Records, recorded: Mapping[str, m.RunResult], catalogs: Mapping,
+                  downloads: tuple[Download, ...]) -> tuple[tuple[str, m.InMemoryFile], ...]:
+    """The standard exports (CSV, Every Eval Ever, Croissant), made from the results just verified: nothing is scored again."""
+    records_files = tuple((d.name, d.source) for d in downloads)
+    return export_files(ExportContext.of(records, recorded, catalogs, records_files))
+
+
+def provenance_phase(records_dir: Path, recorded: Mapping[str, m.RunResult], published: tuple[tuple[str, object], ...], *,
+                     signing_key: Path | None = None) -> Provenance:
+    """The publication log checked (its chain, and every run it sealed still recorded alike), and SHA256SUMS (of every
+    published file, the exports included) signed when a key is given (one the records' allowed_signers line allows)."""
+    publications = read_publications(Path(records_dir))
+    return check_provenance(publications, sha256sums(published), recorded, signing_key=signing_key,
+                            results_path=str(Path(records_dir) / "results.json"))
+
+
+def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: int = 1,
+                  signing_key: Path | None = None) -> Checked:
     """Load, validate, verify results, check publication rules, build the changelog and the catalogs; raise on any problem."""
     say = progress or (lambda phase, detail="": None)
     check_sources()
@@ -146,7 +174,9 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
     say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
     catalogs = catalogs_phase(records)
-    return Checked(records, recorded, downloads, changelog, catalogs, build_date(records), comparisons)
+    exports = exports_phase(records, recorded, catalogs, downloads)
+    provenance = provenance_phase(Path(records_dir), recorded, published_files(downloads, exports), signing_key=signing_key)
+    return Checked(records, recorded, downloads, changelog, catalogs, build_date(records), comparisons, provenance, exports)
 
 
 def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
@@ -164,11 +194,6 @@ def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
     return ()
 
 
-def exports_phase(checked: Checked, records_files) -> tuple[tuple[str, m.InMemoryFile], ...]:
-    """The standard exports (CSV, Every Eval Ever, Croissant), made from the results just verified: nothing is scored again."""
-    return export_files(ExportContext.of(checked.records, checked.results, checked.catalogs, records_files))
-
-
 def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None, write=None):
     """All pages (a generator: a large site is never held in memory at once) and the extra files; same input, same bytes.
 
@@ -176,29 +201,29 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
     """
     say = progress or (lambda phase, detail="": None)
     records = checked.records
-    records_files = tuple((d.name, d.source) for d in checked.downloads)
-    exports = exports_phase(checked, records_files)
-    published = records_files + tuple((n, m.InMemoryFile(b)) for n, b in schema_files()) + exports
+    published = published_files(checked.downloads, checked.exports)
     say("render", f"{len(records.config.languages)} languages")
     pages = iter_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
                        catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, templates=TEMPLATES,
-                       jobs=jobs, comparisons=checked.comparisons, write=write, exports=tuple(name for name, _ in exports))
+                       jobs=jobs, comparisons=checked.comparisons, write=write, provenance=checked.provenance,
+                       exports=tuple(name for name, _ in checked.exports))
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     extra = (
         ("changelog.atom", render_atom(checked.changelog, base_url=records.config.base_url, title=title, updated=checked.build_date)),
         ("changelog.json", render_changelog_json(checked.changelog)),
-    )
+    ) + (checked.provenance.files() if checked.provenance is not None else ())
     return pages, published, extra
 
 
-def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progress | None = None) -> BuildSummary:
+def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progress | None = None,
+               signing_key: Path | None = None) -> BuildSummary:
     """Check everything, render everything, then replace `out` in one swap; a failure leaves `out` untouched.
 
     First of all `out` is checked (site.check_out_dir): a folder that is not a site sitegen built, the records, the
     working folder, or a file are refused with an OutFolderError before a record is read or anything is written.
     """
     target = check_out(Path(out), records_dir=Path(records_dir))
-    checked = check_records(Path(records_dir), progress=progress, jobs=jobs)
+    checked = check_records(Path(records_dir), progress=progress, jobs=jobs, signing_key=signing_key)
     with staging(target) as folder:
         pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder))
         if progress:

@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sitegen.build import (Checked, build_date, catalogs_phase, changelog_phase, downloads_phase, load_phase, recorded_phase,
-                           render_site, verify_phase)
+from sitegen.build import (Checked, build_date, catalogs_phase, changelog_phase, downloads_phase, exports_phase, load_phase,
+                           provenance_phase, published_files, recorded_phase, render_site, verify_phase)
 from sitegen.core.errors import SitegenError
 from sitegen.publish.site import DOWNLOADS, MARKER, MARKER_TEXT, SUMS, sha256sums
 
@@ -82,17 +82,24 @@ def run_checks(records_dir: Path) -> CheckOutcome:
     def published():
         state["downloads"] = downloads_phase(records)
 
+    def provenance():
+        state["exports"] = exports_phase(records, state["results"], state["catalogs"], state["downloads"])
+        state["provenance"] = provenance_phase(records_dir, state["results"], published_files(state["downloads"], state["exports"]))
+
     step("every results entry reproduces with its scorer version", results)
     step("every version change is explained", changelog)
     step("the catalogs are complete for every language", catalogs)
     step("published files hold no internal field and no unpublished run", published)
+    if "results" in state and "downloads" in state and "catalogs" in state:
+        step("the publication log's chain holds and every run it sealed is recorded alike", provenance)
 
     def reproducible():
         checked = Checked(records, state["results"], state["downloads"], state["changelog"], state["catalogs"],
-                          build_date(records), state["comparisons"])
+                          build_date(records), state["comparisons"], state["provenance"], state["exports"])
         first = _tree_digest(_site_files(*render_site(checked)))
         with tempfile.TemporaryDirectory(prefix="sitegen-check-") as tmp:
             env = dict(os.environ, PYTHONHASHSEED="12345", TZ="Pacific/Chatham", LC_ALL="C", LANG="C")
+            env.pop("SITEGEN_SIGNING_KEY", None)  # the first build is not signed either: compare like with like
             if "SOURCE_DATE_EPOCH" not in os.environ:
                 env.pop("SOURCE_DATE_EPOCH", None)
             done = subprocess.run([sys.executable, "-m", "sitegen", "build", "--records", str(records_dir), "--out", str(Path(tmp) / "site"),

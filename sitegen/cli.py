@@ -16,11 +16,13 @@ from sitegen.checks import run_checks
 from sitegen.core.collector import collector_paused
 from sitegen.core.errors import SitegenError, UsageError
 from sitegen.load.entries import create_entry
+from sitegen.load.schemabasics import is_calendar_date
 from sitegen.load.setups import setup_fingerprints
 from sitegen.score.comparison import compare_runs, format_comparison
 from sitegen.score.explanation import explain_case
 from sitegen.score.release import decide_release, format_release, parse_release_input
 from sitegen.score.verify import score_into_record
+from sitegen.sealing import seal_publication
 from sitegen.serving import serve
 
 DEFAULT_RECORDS = "records"
@@ -80,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
         f"the site folder to (re)place (default: {DEFAULT_OUT}): a new path, an empty folder or a site sitegen built; "
         "never the records, the current folder or one holding it"))
     _jobs_arg(p)
+    p.add_argument("--signing-key", metavar="KEY", help=(
+        "an OpenSSH private key (Ed25519) to sign SHA256SUMS with, as downloads/SHA256SUMS.sig; default: the environment "
+        "variable SITEGEN_SIGNING_KEY, else unsigned. The records' allowed_signers file must allow it"))
     noise = p.add_mutually_exclusive_group()
     noise.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     noise.add_argument("--verbose", "-v", action="store_true", help="print every build phase with counts")
@@ -87,11 +92,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("score", help="score runs into the results record", description=(
         "Score the named runs with the scorer version each run names and write their results into results.json. "
-        "A run already in the record must reproduce byte for byte; otherwise nothing is written and the difference is shown."))
+        "A run already in the record must reproduce byte for byte, and the inputs it was sealed with must be unchanged; "
+        "otherwise nothing is written and the difference is shown. A newly recorded run is sealed."))
     _records_arg(p)
     which = p.add_mutually_exclusive_group()
     which.add_argument("runs", nargs="*", default=[], metavar="RUN", help="run ids to score")
     which.add_argument("--all", action="store_true", help="score every published run (not with RUN)")
+    p.add_argument("--seal", action="store_true", help=(
+        "also seal recorded runs that have no seal yet: each must reproduce its recorded counts, then only the seal "
+        "(the SHA-256 of every input it was scored from) is added to its entry"))
     _jobs_arg(p)
     p.set_defaults(handler=_score)
 
@@ -132,6 +141,15 @@ def build_parser() -> argparse.ArgumentParser:
         "are complete; published files hold no internal field; two builds are byte-identical. Exit 1 on any failure."))
     _records_arg(p)
     p.set_defaults(handler=_check)
+
+    p = sub.add_parser("seal", help="append this publication to the checked-in publication log", description=(
+        "Check everything a build checks, then append one entry to publications.jsonl in the records folder (the date, the "
+        "SHA-256 of this publication's SHA256SUMS, the digest of each published run's results entry, and the SHA-256 of "
+        "the entry before it) and store that SHA256SUMS as publications/<SHA-256>.SHA256SUMS. Commit both with the "
+        "records. Writes nothing when the newest entry already names this publication."))
+    _records_arg(p)
+    p.add_argument("--date", metavar="YYYY-MM-DD", help="the publication's date (default: today)")
+    p.set_defaults(handler=_seal)
 
     p = sub.add_parser("entry", help="hand-written changelog entries")
     entry_sub = p.add_subparsers(dest="entry_command", metavar="ACTION", parser_class=_Parser)
@@ -198,9 +216,15 @@ def _load(args, *, jobs: int = 1):
     return load_phase(Path(args.records), jobs=jobs)
 
 
+def _signing_key(args) -> Path | None:
+    """--signing-key, else SITEGEN_SIGNING_KEY, else none: the key's path never comes from the records."""
+    key = args.signing_key or os.environ.get("SITEGEN_SIGNING_KEY") or None
+    return Path(key) if key else None
+
+
 def _build(args) -> int:
     progress = None if args.quiet else _Progress(verbose=args.verbose)
-    summary = build_site(Path(args.records), Path(args.out), jobs=args.jobs, progress=progress)
+    summary = build_site(Path(args.records), Path(args.out), jobs=args.jobs, progress=progress, signing_key=_signing_key(args))
     if not args.quiet:
         print(f"built {summary.pages} pages and {summary.downloads} downloads into {summary.out}")
         print(f"open {summary.out / 'index.html'}")
@@ -224,7 +248,8 @@ def _score(args) -> int:
         raise UsageError("name at least one RUN, or use --all")
     records = _load(args, jobs=args.jobs)
     with collector_paused():  # scoring makes many small acyclic objects: a collection meanwhile would only rescan them
-        report = score_into_record(records, Path(args.records), run_ids=None if args.all else tuple(args.runs), jobs=args.jobs)
+        report = score_into_record(records, Path(args.records), run_ids=None if args.all else tuple(args.runs), jobs=args.jobs,
+                                   seal=args.seal)
     for line in report.lines:
         print(line)
     return 0
@@ -285,6 +310,16 @@ def _check(args) -> int:
     for line in outcome.lines:
         print(line)
     return 0 if outcome.passed else 1
+
+
+def _seal(args) -> int:
+    date = args.date or datetime.date.today().isoformat()
+    if not is_calendar_date(date):
+        raise UsageError(f'--date: "{date}" is not an ISO date (YYYY-MM-DD)')
+    report = seal_publication(Path(args.records), date=date)
+    for line in report.lines:
+        print(line)
+    return 0
 
 
 def _entry_new(args) -> int:

@@ -10,8 +10,8 @@ ROOT = PACKAGE.parent
 
 # The phases in the order data flows through them; a module may import its own phase or an earlier one.
 PHASES = ("core", "load", "score", "changelog", "render", "publish", "assembly", "cli")
-# the top-level modules: build.py assembles the phases once; check and serve use its phase functions; cli prints
-TOP = {"build": "assembly", "checks": "assembly", "serving": "assembly", "cli": "cli", "__main__": "cli", "__init__": "core"}
+# the top-level modules: build.py assembles the phases once; check, serve and seal use its phase functions; cli prints
+TOP = {"build": "assembly", "checks": "assembly", "serving": "assembly", "sealing": "assembly", "cli": "cli", "__main__": "cli", "__init__": "core"}
 RANK = {phase: rank for rank, phase in enumerate(PHASES)}
 LINE_LIMIT = 400
 GC_POLICY = "sitegen.core.collector"  # the one module that touches the cycle collector

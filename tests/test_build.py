@@ -339,7 +339,11 @@ def test_every_download_is_the_exact_bytes_of_its_source(bundled_site):
     runs = json.loads((RECORDS / "runs.json").read_text(encoding="utf-8"))["runs"]
     exports = {measure_table(measure) for measure in MEASURES} | {CASE_TABLE, METADATA, CROISSANT}
     exports |= {f"every-eval-ever-{r['id']}.json" for r in runs if r["published"]}  # the standard exports, made by the build
-    assert served == set(sources) | exports
+    # beside SHA256SUMS, not listed in it since they check it: the publication log with every SHA256SUMS it names
+    checking = {p.relative_to(RECORDS).as_posix(): p for p in [RECORDS / "publications.jsonl", RECORDS / "allowed_signers",
+                                                              *sorted((RECORDS / "publications").glob("*"))] if p.is_file()}
+    assert served == set(sources) | exports | set(checking)
+    sources.update(checking)
     for name, source in sources.items():
         assert (downloads / name).read_bytes() == source.read_bytes(), name
 
@@ -554,6 +558,7 @@ def test_the_downloads_instructions_work_as_written(bundled_site, tmp_path, lang
     page = bundled_site / lang / "downloads.html"
     main_html = _main(page)
     verify = main_html[main_html.index('id="verify-heading"'):]
+    verify = verify[:verify.index("</section>")]  # the sections after it check SHA256SUMS itself (test_signing, test_publication_log)
     served = bundled_site / "downloads"
     listed = [line.split("  ", 1)[1] for line in (served / "SHA256SUMS").read_text(encoding="utf-8").splitlines()]
     folders = sorted({name.rpartition("/")[0] for name in listed} - {""})
@@ -562,7 +567,8 @@ def test_the_downloads_instructions_work_as_written(bundled_site, tmp_path, lang
         assert f"<code>{folder}</code>" in verify, folder
 
     # a browser saves a link under its last path segment; the reader puts what SHA256SUMS lists in a sub-folder there
-    links = re.findall(r'href="\.\./downloads/([^"]+)"', main_html)
+    links = [link for link in re.findall(r'href="\.\./downloads/([^"]+)"', main_html)
+             if link not in ("publications.jsonl", "allowed_signers", "SHA256SUMS.sig")]
     assert sorted(set(links) - {"SHA256SUMS"}) == sorted(listed) and "SHA256SUMS" in links
     reader = tmp_path / "saved"
     for link in set(links):

@@ -11,7 +11,7 @@ RECORDS = Path(__file__).resolve().parent.parent / "records"
 def test_check_passes_on_the_bundled_publication(capsys):
     assert main(["check", "--records", str(RECORDS)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 6 and all(line.startswith("ok ") for line in lines)
+    assert len(lines) == 7 and all(line.startswith("ok ") for line in lines)
     assert "byte-identical" in lines[-1]
 
 

@@ -17,8 +17,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 # What each command must offer, written from the command line's documentation; a command path is the words after `sitegen`.
 OPTIONS = {
-    ("build",): ["--records", "--out", "--jobs", "--quiet", "--verbose"],
-    ("score",): ["--records", "--all", "--jobs", "RUN"],
+    ("build",): ["--records", "--out", "--jobs", "--quiet", "--verbose", "--signing-key"],
+    ("score",): ["--records", "--all", "--seal", "--jobs", "RUN"],
+    ("seal",): ["--records", "--date"],
     ("explain",): ["--records", "--repetition", "--stage", "RUN", "CASE"],
     ("fingerprint",): ["--records", "SETUP"],
     ("release-check",): ["FILE"],

@@ -50,7 +50,8 @@ def _records_files(checked):
 
 def _exports(checked, **changes) -> dict[str, bytes]:
     """The exports of the bundled records, with fields of `checked` replaced (records, results)."""
-    return {name: file.data for name, file in exports_phase(dataclasses.replace(checked, **changes), _records_files(checked))}
+    changed = dataclasses.replace(checked, **changes)
+    return {name: file.data for name, file in exports_phase(changed.records, changed.results, changed.catalogs, changed.downloads)}
 
 
 def _rows(data: bytes) -> list[dict[str, str]]:

@@ -326,6 +326,17 @@ class CaseResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Seal:
+    """The SHA-256 of every input a run was scored from, recorded with its result so a later edit of one can be named."""
+
+    run: Mapping[str, str]  # runs.json field path ("date", "scorer/version") -> digest of its value
+    setup_fingerprint: str
+    case_versions: Mapping[str, Mapping[str, str]]  # case version -> {"document", "rules", "key"} -> digest
+    pairs: Mapping[str, str]  # pair id -> digest, the pairs among the suite's case versions
+    answers: Mapping[str, Mapping[str, str]]  # case version -> repetition ("1") -> digest of the answer with its rerun
+
+
+@dataclass(frozen=True, slots=True)
 class RunResult:
     run: str
     scorer_version: int
@@ -334,6 +345,7 @@ class RunResult:
     measures: tuple[MeasureResult, ...]
     cases: tuple[CaseResult, ...]
     observations: tuple[Observation, ...]
+    seal: Seal | None = None  # None: recorded before sealing, or not sealed yet (`sitegen score --seal`)
 
 
 # --- how each finding of one stage fared, for case pages and `sitegen explain` ---

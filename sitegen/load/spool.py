@@ -219,10 +219,14 @@ def _pack_result(r: m.RunResult) -> tuple:
     return (r.run, r.scorer_version, r.matching_method, r.outcome,
             tuple((x.measure, x.state, x.passed, x.observed, x.failed, x.pending, x.dismissed) for x in r.measures),
             tuple((c.case_version, c.repetition, c.state, dict(c.measures)) for c in r.cases),
-            tuple((o.measure, o.case_version, o.repetition, o.stage, o.subject, o.result, o.reason, o.detail) for o in r.observations))
+            tuple((o.measure, o.case_version, o.repetition, o.stage, o.subject, o.result, o.reason, o.detail) for o in r.observations),
+            None if r.seal is None else (dict(r.seal.run), r.seal.setup_fingerprint,
+                                         {k: dict(v) for k, v in r.seal.case_versions.items()}, dict(r.seal.pairs),
+                                         {k: dict(v) for k, v in r.seal.answers.items()}))
 
 
 def _unpack_result(t: tuple) -> m.RunResult:
-    run, version, method, outcome, measures, cases, observations = t
+    run, version, method, outcome, measures, cases, observations, seal = t
     return m.RunResult(run, version, method, outcome, tuple(m.MeasureResult(*x) for x in measures),
-                       tuple(m.CaseResult(*c) for c in cases), tuple(m.Observation(*o) for o in observations))
+                       tuple(m.CaseResult(*c) for c in cases), tuple(m.Observation(*o) for o in observations),
+                       None if seal is None else m.Seal(*seal))

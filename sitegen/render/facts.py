@@ -97,8 +97,8 @@ def _change_marks(changelog: Changelog | None) -> Mapping[str, tuple[ChangeMark,
 
 
 def headline(result: RunResult) -> RunResult:
-    """A run's outcome and measures without its case results and observations: all the overview and charts need."""
-    return replace(result, cases=(), observations=())
+    """A run's outcome and measures without its case results, observations and seal: all the overview and charts need."""
+    return replace(result, cases=(), observations=(), seal=None)
 
 
 def _chart(measure: str, runs: tuple[Run, ...], results: Mapping[str, RunResult], marks: Mapping[str, tuple[ChangeMark, ...]]) -> Chart:

@@ -58,6 +58,7 @@ def iter_pages(
     comparisons: Mapping[str, Any] | None = None,
     write: Callable[[Page], Any] | None = None,
     exports: Collection[str] = (),
+    provenance: Any = None,
 ) -> Iterator[Any]:
     """The pages of render_pages one at a time, in a fixed order, so a large site can be written without holding it all.
 
@@ -92,7 +93,7 @@ def iter_pages(
         yield keep(renderer.page("index.html.j2", "index.html", common))
         yield keep(renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": examples}))
         yield keep(renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}))
-        yield keep(renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content}))
+        yield keep(renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content, "provenance": provenance}))
         yield keep(renderer.page("accessibility.html.j2", "accessibility.html", {**common, "content": content}))
     default = renderers[config.default_language]
     yield keep(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from contextlib import nullcontext
 from typing import Callable, ContextManager, Mapping
 
@@ -62,7 +62,7 @@ def _encode(value: object, indent: str, out: list[str]) -> None:
 
 
 def result_to_json(result: m.RunResult) -> dict:
-    return {
+    entry = {
         "run": result.run,
         "scorer_version": result.scorer_version,
         "matching_method": result.matching_method,
@@ -83,6 +83,21 @@ def result_to_json(result: m.RunResult) -> dict:
             for o in result.observations
         ],
     }
+    if result.seal is not None:
+        entry["seal"] = seal_to_json(result.seal)
+    return entry
+
+
+def seal_to_json(seal: m.Seal) -> dict:
+    return {"run": dict(seal.run), "setup_fingerprint": seal.setup_fingerprint,
+            "case_versions": {k: dict(v) for k, v in seal.case_versions.items()}, "pairs": dict(seal.pairs),
+            "answers": {k: dict(v) for k, v in seal.answers.items()}}
+
+
+def seal_from_json(raw: dict) -> m.Seal:
+    return m.Seal(run=dict(raw["run"]), setup_fingerprint=raw["setup_fingerprint"],
+                  case_versions={k: dict(v) for k, v in raw["case_versions"].items()}, pairs=dict(raw["pairs"]),
+                  answers={k: dict(v) for k, v in raw["answers"].items()})
 
 
 def result_from_json(raw: dict) -> m.RunResult:
@@ -97,6 +112,7 @@ def result_from_json(raw: dict) -> m.RunResult:
                     for c in raw["cases"]),
         observations=tuple(m.Observation(o["measure"], o["case_version"], o["repetition"], o["stage"], o["subject"], o["result"],
                                          o["reason"], o["detail"]) for o in raw["observations"]),
+        seal=seal_from_json(raw["seal"]) if "seal" in raw else None,
     )
 
 
@@ -155,7 +171,8 @@ class Difference:
 
 
 def compare_result(recorded: m.RunResult, fresh: m.RunResult) -> Difference | None:
-    """None when the fresh scoring reproduces the record byte for byte."""
+    """None when the fresh scoring reproduces the record byte for byte; seals are checked apart (score/seals.py)."""
+    recorded, fresh = replace(recorded, seal=None), replace(fresh, seal=None)
     if recorded == fresh:  # frozen values of fixed types: equal values write equal canonical bytes
         return None
     old, new = result_to_json(recorded), result_to_json(fresh)

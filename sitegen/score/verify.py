@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
@@ -15,6 +15,7 @@ from sitegen.load.jsonread import parse_json
 from sitegen.score.comparison import Comparison, compare_summaries, compatibility_key, summarize
 from sitegen.score.results import Difference, compare_result, read_results, write_results
 from sitegen.score.scoring import aggregate_observed, observe_run, score_run
+from sitegen.score.seals import SealChange, case_digests, compare_seal, locate_seal_changes, seal_run
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class PassRequest:
     records: m.Records
     recorded: Mapping[str, m.RunResult] | None  # when given, each fresh result is checked against it where it was scored
     compare: bool  # compare each run with the previous comparable one (this needs all of a run's observations)
+    cases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # case_digests shared by every run's seal check
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ class Examined:
 
     comparable: bool
     difference: Difference | None
+    seal_changes: tuple[SealChange, ...] = ()  # sealed inputs whose digest differs now (none when not sealed)
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class Verified:
     results: Mapping[str, m.RunResult]
     differences: Mapping[str, Difference | None]
     comparisons: Mapping[str, Comparison]
+    seal_changes: Mapping[str, tuple[SealChange, ...]] = field(default_factory=dict)
 
 
 def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, keep_all_changes: bool = True) -> Verified:
@@ -64,6 +68,7 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
     results: dict[str, m.RunResult] = {}
     differences: dict[str, Difference | None] = {}
     comparisons: dict[str, Comparison] = {}
+    seal_changes: dict[str, tuple[SealChange, ...]] = {}
     latest: dict[tuple, tuple[m.Run, Mapping]] = {}
     records = request.records
     for scored in _scored(request, sorted(runs, key=lambda r: (r.date, r.id)), jobs):
@@ -72,6 +77,8 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
             results[run.id] = scored.result
         if scored.examined is not None and scored.examined.comparable:
             differences[run.id] = scored.examined.difference
+            if scored.examined.seal_changes:
+                seal_changes[run.id] = scored.examined.seal_changes
         if scored.summary is None:
             continue
         key = compatibility_key(records, run)
@@ -80,15 +87,17 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
             comparisons[run.id] = compare_summaries(records, previous, run, seen, scored.summary,
                                                     regressions_only=not keep_all_changes)
         latest[key] = (run, scored.summary)
-    return Verified(results, differences, comparisons)
+    return Verified(results, differences, comparisons, seal_changes)
 
 
 def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *, jobs: int = 1,
                      keep_all_changes: bool = False) -> Verified:
     """Score every published run, check it against the record and compare it; raise PublicationError on any problem."""
-    verified = score_pass(PassRequest(records, recorded, compare=True), records.published_runs, jobs=jobs,
+    published = {cv for run in records.published_runs for cv in records.suite(run.suite, run.suite_version).case_versions}
+    cases = case_digests(records, sorted(published))
+    verified = score_pass(PassRequest(records, recorded, compare=True, cases=cases), records.published_runs, jobs=jobs,
                           keep_all_changes=keep_all_changes)
-    _raise_problems(records, recorded, verified.differences)
+    _raise_problems(records, recorded, verified.differences, verified.seal_changes)
     return verified
 
 
@@ -117,14 +126,15 @@ def _score_one(request: PassRequest, run_id: str) -> RunScored:
         result, summary = score_run(records, run_id), None
     if request.recorded is None:
         return RunScored(run, result, None, summary)
-    return RunScored(run, None, _examine(request.recorded, result), summary)
+    return RunScored(run, None, _examine(request, result), summary)
 
 
-def _examine(recorded: Mapping[str, m.RunResult], result: m.RunResult) -> Examined:
-    kept = recorded.get(result.run)
+def _examine(request: PassRequest, result: m.RunResult) -> Examined:
+    kept = request.recorded.get(result.run)
     if kept is None or kept.scorer_version != result.scorer_version:
         return Examined(False, None)
-    return Examined(True, compare_result(kept, result))
+    changes = () if kept.seal is None else compare_seal(kept.seal, seal_run(request.records, result.run, cases=request.cases))
+    return Examined(True, compare_result(kept, result), changes)
 
 
 def _locator(records: m.Records) -> Callable[[str | None, str, str], Diagnostic]:
@@ -144,9 +154,10 @@ def _locator(records: m.Records) -> Callable[[str | None, str, str], Diagnostic]
     return at
 
 
-def _raise_problems(records: m.Records, recorded: Mapping[str, m.RunResult], differences: Mapping[str, Difference | None]) -> None:
+def _raise_problems(records: m.Records, recorded: Mapping[str, m.RunResult], differences: Mapping[str, Difference | None],
+                    seal_changes: Mapping[str, tuple[SealChange, ...]]) -> None:
     at = _locator(records)
-    problems = []
+    problems = locate_seal_changes(records, seal_changes)
     index = {run_id: i for i, run_id in enumerate(recorded)}
     for run in records.published_runs:
         if run.id not in recorded:
@@ -176,8 +187,11 @@ class ScoreReport:
     lines: tuple[str, ...]
 
 
-def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | None, jobs: int = 1) -> ScoreReport:
-    """Add newly scored runs to results.json; a run already there must reproduce byte for byte or nothing is written."""
+def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | None, jobs: int = 1,
+                      seal: bool = False) -> ScoreReport:
+    """Add newly scored runs to results.json, each sealed; a run already there must reproduce byte for byte, and its seal
+    must still hold, or nothing is written. With `seal`, a recorded run without a seal that reproduces gets one: the only
+    change ever made to a recorded entry, asked for by name."""
     known = {r.id: r for r in records.runs}
     if run_ids is None:
         run_ids = tuple(r.id for r in records.published_runs)
@@ -189,6 +203,7 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
     fresh = score_runs(records, tuple(run_ids), jobs=jobs)
     lines: list[str] = []
     problems: list[Diagnostic] = []
+    seal_changes: dict[str, tuple[SealChange, ...]] = {}
     updated = dict(recorded)
     at = _locator(records)
     index = {run_id: i for i, run_id in enumerate(recorded)}
@@ -199,16 +214,28 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
             lines.append(f"{run_id}: {summary} (not published: not written to results.json)")
             continue
         if run_id in recorded:
-            difference = compare_result(recorded[run_id], result)
+            kept = recorded[run_id]
+            difference = compare_result(kept, result)
             if difference is not None:
                 problems.append(at(f"/runs/{index[run_id]}{difference.pointer}",
                                    f"scoring run {run_id} again does not reproduce its recorded results; nothing was written\n"
                                    + difference.diff.rstrip("\n"), "results.stale"))
                 continue
-            lines.append(f"{run_id}: {summary} (reproduces the record)")
+            if kept.seal is not None:
+                changes = compare_seal(kept.seal, seal_run(records, run_id))
+                if changes:
+                    seal_changes[run_id] = changes
+                    continue
+                lines.append(f"{run_id}: {summary} (reproduces the record; sealed)")
+            elif seal:
+                updated[run_id] = replace(kept, seal=seal_run(records, run_id))
+                lines.append(f"{run_id}: {summary} (reproduces the record; sealed now)")
+            else:
+                lines.append(f"{run_id}: {summary} (reproduces the record; not sealed: `sitegen score --seal {run_id}` seals it)")
         else:
-            updated[run_id] = result
-            lines.append(f"{run_id}: {summary} (added)")
+            updated[run_id] = replace(result, seal=seal_run(records, run_id))
+            lines.append(f"{run_id}: {summary} (added, sealed)")
+    problems = locate_seal_changes(records, seal_changes) + problems
     if source is not None and (reformatted := _reformatted(source.path, source.data, write_results(recorded))) is not None:
         problems.append(reformatted)
     if problems:
