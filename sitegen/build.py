@@ -160,7 +160,8 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
     """
     say = progress or (lambda phase, detail="": None)
     records = checked.records
-    published = tuple((d.name, d.source) for d in checked.downloads) + tuple((n, m.InMemoryFile(b)) for n, b in schema_files())
+    schemas = schema_files(records.config.base_url)
+    published = tuple((d.name, d.source) for d in checked.downloads) + tuple((n, m.InMemoryFile(b)) for n, b in schemas)
     say("render", f"{len(records.config.languages)} languages")
     pages = iter_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
                        catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, templates=TEMPLATES,
