@@ -18,7 +18,7 @@ from sitegen.load.spool import ResultSpool
 from sitegen.publish.downloads import Download, collect_downloads
 from sitegen.publish.site import PageWriter, check_out_dir, staging, write_site
 from sitegen.render.catalogs import load_catalogs
-from sitegen.render.feed import render_atom, render_changelog_json
+from sitegen.render.feed import FEED_PATH, feed_path, render_atom, render_changelog_json
 from sitegen.render.pages import iter_pages
 from sitegen.score.comparison import Comparison
 from sitegen.score.scoring import verdict_source
@@ -167,8 +167,12 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
                        catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, templates=TEMPLATES,
                        jobs=jobs, comparisons=checked.comparisons, write=write)
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
+    url, updated = records.config.base_url, checked.build_date
     extra = (
-        ("changelog.atom", render_atom(checked.changelog, base_url=records.config.base_url, title=title, updated=checked.build_date)),
+        (FEED_PATH, render_atom(checked.changelog, base_url=url, title=title, updated=updated, path=FEED_PATH)),
+        *((feed_path(lang), render_atom(checked.changelog, base_url=url, title=records.config.title.get(lang, title), updated=updated,
+                                        lang=lang, gettext=checked.catalogs[lang].gettext))
+          for lang in records.config.languages),
         ("changelog.json", render_changelog_json(checked.changelog)),
     )
     return pages, published, extra

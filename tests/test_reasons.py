@@ -204,3 +204,11 @@ def test_every_reason_code_is_worded_in_both_languages(reason_text, measure, cod
                 assert f"<code>{named}</code>" in shown  # the expected finding each difference concerns
         if "differences" in params:
             assert shown.count("<li>") == len(params["differences"])
+
+
+def test_every_measure_has_a_wording_form_and_the_template_knows_each():
+    from sitegen.render.reasons import REASON_FORMS
+
+    assert set(REASON_FORMS) == set(REGISTRY)
+    template = (TEMPLATES / "reasons.html.j2").read_text(encoding="utf-8")
+    assert all(f'form == "{form}"' in template for form in REASON_FORMS.values())

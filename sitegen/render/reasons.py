@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from sitegen.score.measures.invariant_pairs import UnexpectedOutput
 
+# which wording of templates/reasons.html.j2 each measure's reasons take: the template names no measure itself
+REASON_FORMS = MappingProxyType({
+    "GROUNDING": "miss",
+    "CLEAN_CASE_FLAWS": "flaws",
+    "PROHIBITED_OUTPUT": "prohibited",
+    "QUOTE_FIDELITY": "quote",
+    "REDUCER_SURVIVAL": "survival",
+    "IDENTICAL_INPUT_STABILITY": "repetitions",
+    "INVARIANT_PAIRS": "pair",
+})
 FATES = ("kept", "lost", "changed", "added", "none")  # how an expected finding fared through the merge (invariant_pairs._fate)
 
 
