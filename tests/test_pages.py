@@ -436,7 +436,9 @@ def test_each_measure_has_a_chart_with_a_text_equivalent(site):
     charts = tree.find("svg")
     assert len(charts) == len(MEASURES)
     for svg in charts:
-        assert svg["role"] == "img" and svg["aria-label"]
+        # named by its <title> and described by its <desc> (issue 17), which screen readers read out
+        title, desc = svg["aria-labelledby"].split()
+        assert svg["role"] == "img" and title.endswith("-title") and desc.endswith("-desc")
     page = text(site["en/index.html"])
     assert "2026-08-01-old: 5 of 6" in page
 
