@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -23,7 +23,7 @@ from sitegen.render.pages import iter_pages
 from sitegen.score.comparison import Comparison
 from sitegen.score.scoring import verdict_source
 from sitegen.score.results import read_results
-from sitegen.score.verify import verify_published
+from sitegen.score.verify import Verified, verify_published
 
 # Where sitegen reads its templates (with the static files and the prose) and its catalogs: its source folder.
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -50,6 +50,7 @@ class Checked:
     catalogs: Mapping
     build_date: str
     comparisons: Mapping[str, Comparison]  # run id -> Comparison with the previous comparable run (regressions only)
+    reasons: Mapping[str, bytes] = field(default_factory=dict)  # run id -> its observations' structured reasons, packed
 
 
 def build_date(records: m.Records, environ=os.environ) -> str:
@@ -99,10 +100,11 @@ def recorded_phase(records: m.Records, records_dir: Path) -> ResultSpool:
         return read_results(records.results_json, path=str(Path(records_dir) / "results.json"), unpacking=frozen_when_made)
 
 
-def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1) -> Mapping[str, Comparison]:
-    """Re-score every published run once, check it reproduces the record, and compare it with the previous comparable one."""
+def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1) -> Verified:
+    """Re-score every published run once, check it reproduces the record, and compare it with the previous comparable one;
+    the comparisons and each run's structured reasons (packed) go on to the pages."""
     with collector_paused():  # a run's observations and summary are hundreds of thousands of small acyclic objects
-        return verify_published(records, recorded, jobs=jobs).comparisons
+        return verify_published(records, recorded, jobs=jobs)
 
 
 def changelog_phase(records: m.Records) -> Changelog:
@@ -129,13 +131,13 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
     recorded = recorded_phase(records, Path(records_dir))
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
-    comparisons = verify_phase(records, recorded, jobs=jobs)
+    verified = verify_phase(records, recorded, jobs=jobs)
     downloads = downloads_phase(records)
     changelog = changelog_phase(records)
     hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
     say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
     catalogs = catalogs_phase(records)
-    return Checked(records, recorded, downloads, changelog, catalogs, build_date(records), comparisons)
+    return Checked(records, recorded, downloads, changelog, catalogs, build_date(records), verified.comparisons, verified.reasons)
 
 
 def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
@@ -165,7 +167,7 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
     say("render", f"{len(records.config.languages)} languages")
     pages = iter_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
                        catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, templates=TEMPLATES,
-                       jobs=jobs, comparisons=checked.comparisons, write=write)
+                       jobs=jobs, comparisons=checked.comparisons, write=write, reasons=checked.reasons)
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     url, updated = records.config.base_url, checked.build_date
     extra = (

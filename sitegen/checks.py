@@ -70,7 +70,7 @@ def run_checks(records_dir: Path) -> CheckOutcome:
 
     def results():
         recorded = recorded_phase(records, records_dir)
-        state["comparisons"] = verify_phase(records, recorded)
+        state["verified"] = verify_phase(records, recorded)
         state["results"] = recorded
 
     def changelog():
@@ -89,7 +89,7 @@ def run_checks(records_dir: Path) -> CheckOutcome:
 
     def reproducible():
         checked = Checked(records, state["results"], state["downloads"], state["changelog"], state["catalogs"],
-                          build_date(records), state["comparisons"])
+                          build_date(records), state["verified"].comparisons, state["verified"].reasons)
         first = _tree_digest(_site_files(*render_site(checked)))
         with tempfile.TemporaryDirectory(prefix="sitegen-check-") as tmp:
             env = dict(os.environ, PYTHONHASHSEED="12345", TZ="Pacific/Chatham", LC_ALL="C", LANG="C")

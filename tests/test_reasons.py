@@ -212,3 +212,36 @@ def test_every_measure_has_a_wording_form_and_the_template_knows_each():
     assert set(REASON_FORMS) == set(REGISTRY)
     template = (TEMPLATES / "reasons.html.j2").read_text(encoding="utf-8")
     assert all(f'form == "{form}"' in template for form in REASON_FORMS.values())
+
+
+def test_the_verifying_pass_keeps_every_reason_the_pages_would_derive_again(records):
+    """The build takes the reasons from the pass that verifies the record (it observes every run anyway); they are the
+    very reasons the measures give when a page's case versions are judged again."""
+    import pickle
+
+    from sitegen.score.verify import verify_published
+
+    recorded = read_results(records.results_json)
+    verified = verify_published(records, recorded)
+    assert set(verified.reasons) == {r.id for r in records.published_runs if recorded[r.id].outcome != m.CRASHED_STATE}
+    for run_id, packed in verified.reasons.items():
+        kept = pickle.loads(packed)
+        observations = recorded[run_id].observations
+        assert set(kept) == set(observations)
+        assert kept == dict(derive_reasons(records, run_id, {o.case_version for o in observations}))
+
+
+def test_pages_with_the_passes_reasons_are_those_with_reasons_derived_again(records, site, tmp_path):
+    """Rendering from results alone (reasons derived per page) gives the same bytes as the build."""
+    from sitegen.build import check_records, render_site
+
+    checked = check_records(RECORDS)
+    assert checked.reasons
+    pages, _, _ = render_site(checked)
+    with_pass = {p.path: p.data for p in pages}
+    import dataclasses
+
+    pages, _, _ = render_site(dataclasses.replace(checked, reasons={}))
+    derived = {p.path: p.data for p in pages}
+    assert with_pass == derived
+    assert with_pass["sv/runs/2026-09-16-release.html"] == (site / "sv" / "runs" / "2026-09-16-release.html").read_bytes()

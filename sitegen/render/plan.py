@@ -32,6 +32,7 @@ class PageJob:
     comparisons: Mapping[str, Any]
     write: Callable[[Page], Any] | None
     pairs: Mapping[str, tuple[tuple[Pair, str], ...]]  # pairs_by_case
+    reasons: Mapping[str, bytes] = field(default_factory=dict)  # run id -> its observations' reasons, packed
     _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
 
     def render_task(self, task: tuple[str, str | None, Sequence]) -> list[Any]:
@@ -88,7 +89,7 @@ class PageJob:
     def _reasons(self) -> ReasonSource:
         """The structured reasons of the run at hand's observations, derived once per process as pages need them."""
         if "reasons" not in self._current:
-            self._current["reasons"] = ReasonSource(self.records)
+            self._current["reasons"] = ReasonSource(self.records, self.reasons)
         return self._current["reasons"]
 
     def _run_pages(self, run_id: str):

@@ -1,12 +1,14 @@
 """The structured reasons of recorded observations, derived again by the measures: results.json keeps only the English detail.
 
 The results record is never rewritten, and an Observation read back from it must equal a freshly scored one, so the
-structured reason (Observed.why) is not stored: the pages ask for it here, for the case versions they show, and the
-measures judge just those case versions again with the run's own scorer version.
+structured reason (Observed.why) is not stored there. The build's verifying pass, which observes every published run
+anyway, keeps each run's reasons packed (pack_reasons) for the pages; without them (pages rendered from results alone)
+the measures judge just the case versions a page shows again, with the run's own scorer version (derive_reasons).
 """
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Iterable, Mapping
@@ -43,6 +45,12 @@ def derive_reasons(records: m.Records, run_id: str, case_versions: Iterable[str]
     return MappingProxyType(found)
 
 
+def pack_reasons(observed: Mapping[str, Iterable[Observed]]) -> bytes:
+    """A run's reasons, from all its observations (observe_run), as bytes: small to keep and to send between processes."""
+    found = {observation_of(obs): obs.why for items in observed.values() for obs in items if obs.why is not None}
+    return pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL)
+
+
 def observation_of(obs: Observed) -> m.Observation:
     """The Observation the results record holds for an observation (its public fields), to look reasons up by."""
     return m.Observation(obs.measure, obs.case_version, obs.repetition, obs.stage, obs.subject, obs.result, obs.reason,
@@ -50,14 +58,16 @@ def observation_of(obs: Observed) -> m.Observation:
 
 
 class ReasonSource:
-    """The reasons of one run's observations, derived per case version when a page first needs them and kept for that run.
+    """The reasons of one run's observations: unpacked from what the verifying pass kept, or else derived per case version
+    when a page first needs them; kept for the run at hand only, so a new run lets the previous run's reasons go.
 
-    A process renders a run's own pages and its case pages one after the other, so each case version is judged again
-    at most once per process; a new run lets the previous run's reasons go.
+    A process renders a run's own pages and its case pages one after the other, so each run is unpacked (or each case
+    version judged again) at most once per process.
     """
 
-    def __init__(self, records: m.Records):
+    def __init__(self, records: m.Records, packed: Mapping[str, bytes] | None = None):
         self._records = records
+        self._packed = packed or {}
         self._run: str | None = None
         self._done: set[str] = set()
         self._reasons: dict[m.Observation, Reason] = {}
@@ -66,9 +76,11 @@ class ReasonSource:
         """The structured reason of each of these recorded observations of the run (one the scorer cannot give is left out)."""
         observations = tuple(observations)
         if run_id != self._run:
-            self._run, self._done, self._reasons = run_id, set(), {}
-        missing = {o.case_version for o in observations} - self._done
-        if missing:
-            self._reasons.update(derive_reasons(self._records, run_id, missing))
-            self._done |= missing
+            self._run, self._done = run_id, set()
+            self._reasons = pickle.loads(self._packed[run_id]) if run_id in self._packed else {}
+        if run_id not in self._packed:
+            missing = {o.case_version for o in observations} - self._done
+            if missing:
+                self._reasons.update(derive_reasons(self._records, run_id, missing))
+                self._done |= missing
         return MappingProxyType({o: self._reasons[o] for o in observations if o in self._reasons})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
@@ -13,6 +13,7 @@ from sitegen.core.errors import Diagnostic, PublicationError, UsageError, did_yo
 from sitegen.core.workers import ordered_map
 from sitegen.load.jsonread import parse_json
 from sitegen.score.comparison import Comparison, compare_summaries, compatibility_key, summarize
+from sitegen.score.reasons import pack_reasons
 from sitegen.score.results import Difference, compare_result, read_results, write_results
 from sitegen.score.scoring import aggregate_observed, observe_run, score_run
 
@@ -44,6 +45,7 @@ class RunScored:
     result: m.RunResult | None
     examined: Examined | None
     summary: Mapping | None
+    reasons: bytes | None = None  # when comparing: the structured reasons of its observations, packed (score/reasons.py)
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class Verified:
     results: Mapping[str, m.RunResult]
     differences: Mapping[str, Difference | None]
     comparisons: Mapping[str, Comparison]
+    reasons: Mapping[str, bytes] = field(default_factory=dict)  # run id -> its reasons, packed, for the pages
 
 
 def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, keep_all_changes: bool = True) -> Verified:
@@ -64,6 +67,7 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
     results: dict[str, m.RunResult] = {}
     differences: dict[str, Difference | None] = {}
     comparisons: dict[str, Comparison] = {}
+    reasons: dict[str, bytes] = {}
     latest: dict[tuple, tuple[m.Run, Mapping]] = {}
     records = request.records
     for scored in _scored(request, sorted(runs, key=lambda r: (r.date, r.id)), jobs):
@@ -72,6 +76,8 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
             results[run.id] = scored.result
         if scored.examined is not None and scored.examined.comparable:
             differences[run.id] = scored.examined.difference
+        if scored.reasons is not None:
+            reasons[run.id] = scored.reasons
         if scored.summary is None:
             continue
         key = compatibility_key(records, run)
@@ -80,7 +86,7 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
             comparisons[run.id] = compare_summaries(records, previous, run, seen, scored.summary,
                                                     regressions_only=not keep_all_changes)
         latest[key] = (run, scored.summary)
-    return Verified(results, differences, comparisons)
+    return Verified(results, differences, comparisons, reasons)
 
 
 def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *, jobs: int = 1,
@@ -112,12 +118,13 @@ def _score_one(request: PassRequest, run_id: str) -> RunScored:
         observed = observe_run(records, run_id)
         result = score_run(records, run_id) if observed is None else aggregate_observed(records, run_id, observed)
         summary = None if observed is None else summarize(observed)
+        reasons = None if observed is None else pack_reasons(observed)
         del observed
     else:
-        result, summary = score_run(records, run_id), None
+        result, summary, reasons = score_run(records, run_id), None, None
     if request.recorded is None:
-        return RunScored(run, result, None, summary)
-    return RunScored(run, None, _examine(request.recorded, result), summary)
+        return RunScored(run, result, None, summary, reasons)
+    return RunScored(run, None, _examine(request.recorded, result), summary, reasons)
 
 
 def _examine(recorded: Mapping[str, m.RunResult], result: m.RunResult) -> Examined:
