@@ -217,15 +217,14 @@ def test_every_measure_has_a_wording_form_and_the_template_knows_each():
 def test_the_verifying_pass_keeps_every_reason_the_pages_would_derive_again(records):
     """The build takes the reasons from the pass that verifies the record (it observes every run anyway); they are the
     very reasons the measures give when a page's case versions are judged again."""
-    import pickle
-
+    from sitegen.score.reasons import unpack_reasons
     from sitegen.score.verify import verify_published
 
     recorded = read_results(records.results_json)
     verified = verify_published(records, recorded)
     assert set(verified.reasons) == {r.id for r in records.published_runs if recorded[r.id].outcome != m.CRASHED_STATE}
     for run_id, packed in verified.reasons.items():
-        kept = pickle.loads(packed)
+        kept = unpack_reasons(packed)
         observations = recorded[run_id].observations
         assert set(kept) == set(observations)
         assert kept == dict(derive_reasons(records, run_id, {o.case_version for o in observations}))
