@@ -24,6 +24,7 @@ from sitegen.core.model import (
 from sitegen.core.text import DocumentText
 from sitegen.render.environment import Page, Renderer, case_path
 from sitegen.render.templating import escape_output
+from sitegen.score.measures.base import Reason
 from sitegen.score.reasons import ReasonSource
 
 Verdicts = Callable[[Answer, str, bool], StageVerdict]
@@ -52,7 +53,7 @@ class RepetitionInput:
     # the run's observations of this case version and repetition that did not plainly pass, so a reader sees why here
     observations: tuple[Observation, ...] = ()
     # the structured reason of each of those observations (score/reasons.py), which the page words in its language
-    reasons: Mapping[Observation, Any] = field(default_factory=dict)
+    reasons: Mapping[Observation, Reason] = field(default_factory=dict)
 
     @cached_property
     def reviewers(self) -> Mapping[str, str]:

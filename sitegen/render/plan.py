@@ -87,7 +87,7 @@ class PageJob:
         return pages
 
     def _reasons(self) -> ReasonSource:
-        """The structured reasons of the run at hand's observations, derived once per process as pages need them."""
+        """The structured reasons of the run at hand's observations: unpacked (or derived) once per process as pages need them."""
         if "reasons" not in self._current:
             self._current["reasons"] = ReasonSource(self.records, self.reasons)
         return self._current["reasons"]
