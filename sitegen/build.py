@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -22,12 +22,12 @@ from sitegen.publish.exports import check_export_names, export_files
 from sitegen.publish.provenance import Provenance, check_provenance
 from sitegen.publish.site import PageWriter, check_out_dir, sha256sums, staging, write_site
 from sitegen.render.catalogs import load_catalogs
-from sitegen.render.feed import render_atom, render_changelog_json
+from sitegen.render.feed import FEED_PATH, feed_path, render_atom, render_changelog_json
 from sitegen.render.pages import iter_pages
 from sitegen.score.comparison import Comparison
 from sitegen.score.scoring import verdict_source
 from sitegen.score.results import read_results
-from sitegen.score.verify import verify_published
+from sitegen.score.verify import Verified, verify_published
 
 # Where sitegen reads its templates (with the static files and the prose) and its catalogs: its source folder.
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -56,6 +56,7 @@ class Checked:
     comparisons: Mapping[str, Comparison]  # run id -> Comparison with the previous comparable run (regressions only)
     provenance: Provenance | None = None  # SHA256SUMS' signature and the publication log (None: not checked, nothing published)
     exports: tuple[tuple[str, m.InMemoryFile], ...] = ()  # the standard exports, made from the verified results
+    reasons: Mapping[str, bytes] = field(default_factory=dict)  # run id -> its observations' structured reasons, packed
 
 
 def build_date(records: m.Records, environ=os.environ) -> str:
@@ -105,10 +106,11 @@ def recorded_phase(records: m.Records, records_dir: Path) -> ResultSpool:
         return read_results(records.results_json, path=str(Path(records_dir) / "results.json"), unpacking=frozen_when_made)
 
 
-def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1) -> Mapping[str, Comparison]:
-    """Re-score every published run once, check it reproduces the record, and compare it with the previous comparable one."""
+def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1) -> Verified:
+    """Re-score every published run once, check it reproduces the record, and compare it with the previous comparable one;
+    the comparisons and each run's structured reasons (packed) go on to the pages."""
     with collector_paused():  # a run's observations and summary are hundreds of thousands of small acyclic objects
-        return verify_published(records, recorded, jobs=jobs).comparisons
+        return verify_published(records, recorded, jobs=jobs)
 
 
 def changelog_phase(records: m.Records) -> Changelog:
@@ -135,10 +137,12 @@ def downloads_phase(records: m.Records) -> tuple[Download, ...]:
     return downloads
 
 
-def published_files(downloads: tuple[Download, ...], exports: tuple[tuple[str, m.InMemoryFile], ...] = ()
+def published_files(records: m.Records, downloads: tuple[Download, ...], exports: tuple[tuple[str, m.InMemoryFile], ...] = ()
                     ) -> tuple[tuple[str, object], ...]:
-    """Every file under downloads/ that SHA256SUMS lists: the published records, the JSON Schemas and the exports."""
-    return (tuple((d.name, d.source) for d in downloads) + tuple((n, m.InMemoryFile(b)) for n, b in schema_files())
+    """Every file under downloads/ that SHA256SUMS lists: the published records, the JSON Schemas (each `$id` the URL
+    it is served at) and the exports."""
+    schemas = schema_files(records.config.base_url)
+    return (tuple((d.name, d.source) for d in downloads) + tuple((n, m.InMemoryFile(b)) for n, b in schemas)
             + tuple(exports))
 
 
@@ -168,15 +172,17 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
     recorded = recorded_phase(records, Path(records_dir))
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
-    comparisons = verify_phase(records, recorded, jobs=jobs)
+    verified = verify_phase(records, recorded, jobs=jobs)
     downloads = downloads_phase(records)
     changelog = changelog_phase(records)
     hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
     say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
     catalogs = catalogs_phase(records)
     exports = exports_phase(records, recorded, catalogs, downloads)
-    provenance = provenance_phase(Path(records_dir), recorded, published_files(downloads, exports), signing_key=signing_key)
-    return Checked(records, recorded, downloads, changelog, catalogs, build_date(records), comparisons, provenance, exports)
+    provenance = provenance_phase(Path(records_dir), recorded, published_files(records, downloads, exports),
+                                  signing_key=signing_key)
+    return Checked(records, recorded, downloads, changelog, catalogs, build_date(records), verified.comparisons, provenance,
+                   exports, verified.reasons)
 
 
 def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
@@ -201,15 +207,19 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
     """
     say = progress or (lambda phase, detail="": None)
     records = checked.records
-    published = published_files(checked.downloads, checked.exports)
+    published = published_files(records, checked.downloads, checked.exports)
     say("render", f"{len(records.config.languages)} languages")
     pages = iter_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
                        catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, templates=TEMPLATES,
                        jobs=jobs, comparisons=checked.comparisons, write=write, provenance=checked.provenance,
-                       exports=tuple(name for name, _ in checked.exports))
+                       exports=tuple(name for name, _ in checked.exports), reasons=checked.reasons)
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
+    url, updated = records.config.base_url, checked.build_date
     extra = (
-        ("changelog.atom", render_atom(checked.changelog, base_url=records.config.base_url, title=title, updated=checked.build_date)),
+        (FEED_PATH, render_atom(checked.changelog, base_url=url, title=title, updated=updated, path=FEED_PATH)),
+        *((feed_path(lang), render_atom(checked.changelog, base_url=url, title=records.config.title.get(lang, title), updated=updated,
+                                        lang=lang, gettext=checked.catalogs[lang].gettext))
+          for lang in records.config.languages),
         ("changelog.json", render_changelog_json(checked.changelog)),
     ) + (checked.provenance.files() if checked.provenance is not None else ())
     return pages, published, extra

@@ -70,7 +70,7 @@ def run_checks(records_dir: Path) -> CheckOutcome:
 
     def results():
         recorded = recorded_phase(records, records_dir)
-        state["comparisons"] = verify_phase(records, recorded)
+        state["verified"] = verify_phase(records, recorded)
         state["results"] = recorded
 
     def changelog():
@@ -84,7 +84,7 @@ def run_checks(records_dir: Path) -> CheckOutcome:
 
     def provenance():
         state["exports"] = exports_phase(records, state["results"], state["catalogs"], state["downloads"])
-        state["provenance"] = provenance_phase(records_dir, state["results"], published_files(state["downloads"], state["exports"]))
+        state["provenance"] = provenance_phase(records_dir, state["results"], published_files(records, state["downloads"], state["exports"]))
 
     step("every results entry reproduces with its scorer version", results)
     step("every version change is explained", changelog)
@@ -95,7 +95,8 @@ def run_checks(records_dir: Path) -> CheckOutcome:
 
     def reproducible():
         checked = Checked(records, state["results"], state["downloads"], state["changelog"], state["catalogs"],
-                          build_date(records), state["comparisons"], state["provenance"], state["exports"])
+                          build_date(records), state["verified"].comparisons, state["provenance"], state["exports"],
+                          state["verified"].reasons)
         first = _tree_digest(_site_files(*render_site(checked)))
         with tempfile.TemporaryDirectory(prefix="sitegen-check-") as tmp:
             env = dict(os.environ, PYTHONHASHSEED="12345", TZ="Pacific/Chatham", LC_ALL="C", LANG="C")

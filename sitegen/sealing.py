@@ -26,7 +26,7 @@ def seal_publication(records_dir: Path, *, date: str) -> SealReport:
     """
     records_dir = Path(records_dir)
     checked = check_records(records_dir)
-    sums = sha256sums(published_files(checked.downloads, checked.exports))
+    sums = sha256sums(published_files(checked.records, checked.downloads, checked.exports))
     sums_digest = hashlib.sha256(sums).hexdigest()
     results = {run_id: result_digest(checked.results[run_id]) for run_id in sorted(checked.results)}
     head = checked.provenance.head

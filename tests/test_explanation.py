@@ -35,7 +35,8 @@ def sections(out: str) -> dict[tuple[int, str], str]:
 
 def not_passed(out: str) -> list[str]:
     head, _, tail = out.partition("observations of this case that did not plainly pass:\n")
-    return [line.strip() for line in tail.splitlines() if line.strip()]
+    # one line per observation; the deeper-indented lines under one list its differences
+    return [line.strip() for line in tail.splitlines() if line.strip() and not line.startswith("   ")]
 
 
 def test_the_seven_example_cases_exist(records):
@@ -188,3 +189,23 @@ def test_a_case_version_outside_the_runs_suite_is_refused(capsys, tmp_path):
     assert "leak-unchecked-other" in load_records(root).case_versions
     err = _refused(capsys, "--records", str(root), "r1", "leak-unchecked-other")
     assert '"leak-unchecked-other"' in err and "r1" in err and "mini version 1" in err
+
+
+def test_explain_lists_every_difference_of_a_comparison(capsys, records):
+    """Issue 17: the record's detail names the first difference and "(+N more difference(s))"; explain lists them all."""
+    from sitegen.score.results import read_results
+
+    recorded = [o for o in read_results(records.results_json)[RUN].observations
+                if o.case_version == "papers-location-unstated" and o.measure == "IDENTICAL_INPUT_STABILITY"]
+    more = [o for o in recorded if "more difference" in o.detail]
+    assert more, "the bundled run has comparisons with more than one difference"
+    out = explain(capsys, "papers-location-unstated")
+    block = out.split("observations of this case that did not plainly pass:\n")[1]
+    for o in more:
+        head = f"{o.measure} FAILED (repetition {o.repetition}, {o.stage}, {o.subject}): {o.detail}\n"
+        listed = block.split(head, 1)[1].split("\n  IDENTICAL", 1)[0].splitlines()
+        hidden = int(re.search(r"\+(\d+) more", o.detail).group(1))
+        assert listed[0].strip() == f"every difference ({hidden + 1}):"
+        differences = [line.strip() for line in listed[1:]]
+        assert len(differences) == hidden + 1 and differences[0] == o.detail.split(" (+")[0]
+        assert all(re.fullmatch(r"\S+: repetition \d gives \S+, repetition \d gives \S+", d) for d in differences)

@@ -50,12 +50,12 @@ def atom(changelog: Changelog = CHANGELOG, **overrides) -> bytes:
 def test_feed_has_the_required_atom_elements():
     feed = ET.fromstring(atom())
     assert feed.tag == f"{A}feed"
-    assert feed.findtext(f"{A}id") == BASE + "changelog.atom"
+    assert feed.findtext(f"{A}id") == BASE + "en/changelog.atom"  # beside the English changelog page
     assert feed.findtext(f"{A}title") == "Engine quality: every change to the tests"
     assert feed.findtext(f"{A}updated") == "2026-09-03T12:00:00Z"
     assert feed.find(f"{A}author/{A}name").text
     links = {link.get("rel"): link.get("href") for link in feed.findall(f"{A}link")}
-    assert links == {"self": BASE + "changelog.atom", "alternate": BASE + "en/changelog.html"}
+    assert links == {"self": BASE + "en/changelog.atom", "alternate": BASE + "en/changelog.html"}
 
     entries = feed.findall(f"{A}entry")
     assert len(entries) == len(ROWS)
@@ -109,7 +109,7 @@ def test_hand_written_entry_content_is_escaped_html_with_its_source():
 
 def test_base_url_without_trailing_slash_and_date_only_updated():
     feed = ET.fromstring(atom(base_url="https://quality.example.org", updated="2026-09-03"))
-    assert feed.findtext(f"{A}id") == BASE + "changelog.atom"
+    assert feed.findtext(f"{A}id") == BASE + "en/changelog.atom"
     assert feed.findtext(f"{A}updated") == "2026-09-03T00:00:00Z"
 
 
@@ -140,3 +140,93 @@ def test_json_keeps_non_ascii_as_utf8():
                        source="https://a.example/", html=Markup("<p>Läckan är åtgärdad.</p>"),
                        summary="Läckan är åtgärdad.", lang="en")
     assert "Läckan är åtgärdad.".encode("utf-8") in render_changelog_json(Changelog(rows=(row,)))
+
+
+# --- issue 17: one feed per language, each linked from its changelog page -----------------------------------------
+
+from html.parser import HTMLParser  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+RECORDS = Path(__file__).resolve().parent.parent / "records"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    from sitegen.build import build_site
+
+    out = tmp_path_factory.mktemp("feeds") / "site"
+    build_site(RECORDS, out)
+    return out
+
+
+class Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append((tag, attrs))
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+
+
+def page(site: Path, path: str) -> Links:
+    parser = Links()
+    parser.feed((site / path).read_text(encoding="utf-8"))
+    return parser
+
+
+@pytest.mark.parametrize("lang", ["sv", "en"])
+def test_each_language_has_its_own_valid_feed_beside_its_changelog_page(site, lang):
+    """Parsed with an XML parser: Atom's required elements, the feed's language, its own address, rows on its own page."""
+    feed = ET.fromstring((site / lang / "changelog.atom").read_bytes())
+    assert feed.tag == f"{A}feed" and feed.get("{http://www.w3.org/XML/1998/namespace}lang") == lang
+    assert feed.findtext(f"{A}id") == f"{BASE}{lang}/changelog.atom"
+    assert feed.findtext(f"{A}title") and RFC3339.match(feed.findtext(f"{A}updated")) and feed.findtext(f"{A}author/{A}name")
+    links = {link.get("rel"): link.get("href") for link in feed.findall(f"{A}link")}
+    assert links == {"self": f"{BASE}{lang}/changelog.atom", "alternate": f"{BASE}{lang}/changelog.html"}
+    anchors = page(site, f"{lang}/changelog.html").ids
+    entries = feed.findall(f"{A}entry")
+    assert entries
+    for entry in entries:
+        for child in ("id", "title", "updated"):
+            assert entry.findtext(f"{A}{child}"), child
+        link = entry.find(f"{A}link[@rel='alternate']").get("href")
+        assert entry.findtext(f"{A}id") == link and link.startswith(f"{BASE}{lang}/changelog.html#")
+        assert link.split("#", 1)[1] in anchors
+
+
+def test_the_swedish_feed_words_the_derived_rows_in_swedish_and_keeps_entries_english(site):
+    xml_lang = "{http://www.w3.org/XML/1998/namespace}lang"
+    sv = ET.fromstring((site / "sv" / "changelog.atom").read_bytes())
+    en = ET.fromstring((site / "en" / "changelog.atom").read_bytes())
+    pairs = list(zip(sv.findall(f"{A}entry"), en.findall(f"{A}entry")))
+    assert len(pairs) == len(sv.findall(f"{A}entry")) == len(en.findall(f"{A}entry"))
+    derived = [(s, e) for s, e in pairs if s.find(f"{A}category").get("term") in ("scorer", "suite", "setup", "report", "assessment")]
+    written = [(s, e) for s, e in pairs if (s, e) not in derived]
+    assert derived and written
+    for s, e in derived:
+        assert s.get(xml_lang) is None and e.get(xml_lang) is None  # the feed's own language
+        assert s.findtext(f"{A}title") != e.findtext(f"{A}title")
+        assert re.search(r"(använd|använt|mätt) första gången i en publicerad körning", s.findtext(f"{A}title"))
+    for s, e in written:
+        assert s.get(xml_lang) == "en" and e.get(xml_lang) is None  # hand-written in English
+        assert s.findtext(f"{A}title") == e.findtext(f"{A}title")
+        assert s.findtext(f"{A}content") == e.findtext(f"{A}content")
+
+
+@pytest.mark.parametrize("lang", ["sv", "en"])
+def test_each_changelog_page_links_to_the_feed_of_its_language(site, lang):
+    tags = page(site, f"{lang}/changelog.html").tags
+    feeds = [a for tag, a in tags if tag == "link" and a.get("rel") == "alternate" and a.get("type") == "application/atom+xml"]
+    visible = [a for tag, a in tags if tag == "a" and a.get("type") == "application/atom+xml"]
+    assert len(feeds) == 1 and len(visible) == 1
+    for attrs in feeds + visible:
+        assert (site / lang / attrs["href"]).resolve() == (site / lang / "changelog.atom").resolve()
+    # the language alternates stay the pages, and the sitemap lists pages only
+    alternates = {a["hreflang"]: a["href"] for tag, a in tags if tag == "link" and a.get("rel") == "alternate" and "hreflang" in a}
+    assert alternates == {"sv": f"{BASE}sv/changelog.html", "en": f"{BASE}en/changelog.html", "x-default": f"{BASE}sv/changelog.html"}
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert ".atom" not in sitemap and f"{BASE}{lang}/changelog.html" in sitemap

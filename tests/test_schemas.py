@@ -197,3 +197,51 @@ def test_only_a_real_day_written_yyyy_mm_dd_is_a_calendar_date(text):
     """Python reads other ISO forms as dates too (a week date, the basic form); the records and entries do not."""
     assert not is_calendar_date(text)
     assert is_calendar_date("2028-02-29")
+
+
+# --- issue 17: each schema's $id is the URL where it is served ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_site(tmp_path_factory) -> Path:
+    from sitegen.build import build_site
+
+    out = tmp_path_factory.mktemp("schemas") / "site"
+    build_site(SMALL, out)
+    return out
+
+
+def test_a_shipped_schemas_id_is_the_path_it_is_served_at_below_the_site():
+    for file in SCHEMA_FILES:
+        assert json.loads((SCHEMAS / file).read_text(encoding="utf-8"))["$id"] == f"downloads/schemas/{file}"
+
+
+def test_a_published_schemas_id_is_the_url_a_reader_can_open(small_site):
+    """`$id` is base_url + downloads/schemas/NAME, and the file at that path of the built site is the schema itself."""
+    base_url = json.loads((SMALL / "sitegen.json").read_text(encoding="utf-8"))["base_url"]
+    served = sorted((small_site / "downloads" / "schemas").glob("*.schema.json"))
+    assert [p.name for p in served] == SCHEMA_FILES
+    for path in served:
+        published = json.loads(path.read_text(encoding="utf-8"))
+        assert published["$id"] == f"{base_url}downloads/schemas/{path.name}"
+        assert small_site / published["$id"][len(base_url):] == path
+        shipped = schema(path.name[: -len(".schema.json")])
+        assert {k: v for k, v in published.items() if k != "$id"} == {k: v for k, v in shipped.items() if k != "$id"}
+
+
+@pytest.mark.parametrize("folder", sorted(FOLDERS))
+def test_the_records_are_valid_against_the_schemas_as_published(small_site, folder):
+    """What the loader checks (the shipped copies) and what a reader downloads differ in `$id` alone."""
+    for records_file, name in files_of(FOLDERS[folder]):
+        published = json.loads((small_site / "downloads" / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8"))
+        document = json.loads((FOLDERS[folder] / records_file).read_text(encoding="utf-8"))
+        assert not list(Draft202012Validator(published).iter_errors(document)), (folder, records_file)
+
+
+def test_a_schema_without_its_id_written_once_is_refused():
+    from sitegen.load.schema import served_schema
+
+    with pytest.raises(ValueError, match=r"\$id"):
+        served_schema(b'{"$id":"downloads/schemas/x.schema.json"}', "https://example.org/")
+    assert json.loads(served_schema(b'{"$id": "downloads/schemas/x.schema.json"}', "https://example.org/q/"))["$id"] == \
+        "https://example.org/q/downloads/schemas/x.schema.json"

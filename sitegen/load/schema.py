@@ -81,7 +81,20 @@ def _compiled(name: str) -> Check:
     return Compiler(schema).compile(schema)
 
 
-def schema_files() -> tuple[tuple[str, bytes], ...]:
-    """The shipped schemas as (name under downloads/, exact bytes), for publication beside the records."""
+def schema_files(base_url: str) -> tuple[tuple[str, bytes], ...]:
+    """The shipped schemas as (name under downloads/, bytes) for publication beside the records, each `$id` the URL it is served at."""
     folder = resources.files("sitegen").joinpath("schemas")
-    return tuple((f"schemas/{name}.schema.json", folder.joinpath(f"{name}.schema.json").read_bytes()) for name in schema_names())
+    return tuple((f"schemas/{name}.schema.json", served_schema(folder.joinpath(f"{name}.schema.json").read_bytes(), base_url))
+                 for name in schema_names())
+
+
+def served_schema(data: bytes, base_url: str) -> bytes:
+    """A shipped schema as published: its `$id`, the path it is served at below the site (downloads/schemas/…), made absolute.
+
+    Only the `$id` member's value changes, so the loader validates records against exactly what a reader downloads.
+    """
+    relative = json.loads(data)["$id"]
+    member = b'"$id": ' + json.dumps(relative).encode("utf-8")
+    if data.count(member) != 1:
+        raise ValueError(f"schema {relative} must state its $id once, as {member.decode()}")
+    return data.replace(member, b'"$id": ' + json.dumps(base_url + relative, ensure_ascii=False).encode("utf-8"), 1)

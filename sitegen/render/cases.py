@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
@@ -24,6 +24,8 @@ from sitegen.core.model import (
 from sitegen.core.text import DocumentText
 from sitegen.render.environment import Page, Renderer, case_path
 from sitegen.render.templating import escape_output
+from sitegen.score.measures.base import Reason
+from sitegen.score.reasons import ReasonSource
 
 Verdicts = Callable[[Answer, str, bool], StageVerdict]
 
@@ -50,6 +52,8 @@ class RepetitionInput:
     rerun_verdicts: tuple[tuple[str, StageVerdict], ...]
     # the run's observations of this case version and repetition that did not plainly pass, so a reader sees why here
     observations: tuple[Observation, ...] = ()
+    # the structured reason of each of those observations (score/reasons.py), which the page words in its language
+    reasons: Mapping[Observation, Reason] = field(default_factory=dict)
 
     @cached_property
     def reviewers(self) -> Mapping[str, str]:
@@ -156,12 +160,13 @@ def collect_case(
     case_results: Mapping[str, Mapping[tuple[str, int], CaseResult]] | None = None,
     pairs: tuple[tuple[Pair, str], ...] | None = None,
     observations: Mapping[str, Mapping[tuple[str, int], tuple[Observation, ...]]] | None = None,
+    reasons: ReasonSource | None = None,
 ) -> CaseInput:
     """Gather one case version's answers and verdicts, so its pages render in both languages from one computation.
 
     Without `verdicts` only the states are gathered: enough for the case page itself, and no answer is read.
     `pairs` are the case version's entry of pairs_by_case, when the caller has made that index; `observations`
-    each run's index_observations, for the pages of the runs given.
+    each run's index_observations, for the pages of the runs given; `reasons` gives their structured reasons.
     """
     cv = records.case_versions[cv_id]
     if pairs is None:
@@ -182,8 +187,10 @@ def collect_case(
                 stage_verdicts = tuple((stage, verdicts(answer, stage, False)) for stage in stages)
                 if answer.rerun is not None and answer.rerun.status != CRASHED:
                     rerun_verdicts = tuple((stage, verdicts(answer, stage, True)) for stage in stages)
+            shown = observed.get((cv_id, rep), ())
+            why = reasons.reasons(run.id, shown) if reasons is not None and shown else {}
             reps.append(RepetitionInput(rep, run_states.get((cv_id, rep)), found.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts,
-                                        observed.get((cv_id, rep), ())))
+                                        shown, why))
         run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), tuple(reps)))
     return CaseInput(cv, pairs, tuple(run_inputs))
 

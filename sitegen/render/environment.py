@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 from sitegen.core.invisibles import codes_as_text
 from sitegen.score.measures.registry import MEASURES, REASON_WORDS, TITLES
 from sitegen.render.formatting import LocaleFormat
+from sitegen.render.reasons import REASON_FORMS, pair_reading
 from sitegen.render.templating import SiteEnvironment, escaped_variables
 
 
@@ -67,6 +68,8 @@ class Renderer:
             build_date=build_date,
             case_path=case_path,
             anchor=repetition_anchor,
+            pair_reading=pair_reading,
+            reason_form=REASON_FORMS,
             csp=Markup(CONTENT_SECURITY_POLICY),  # a constant, and no character in it needs escaping in an attribute
         )
         # the measures' titles and reasons' words are the registry's msgids, in this page's language

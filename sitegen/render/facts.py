@@ -29,13 +29,25 @@ class RunView:
 
 @dataclass(frozen=True)
 class ChartBar:
+    """One run's column: what it did not pass (failed or awaiting confirmation) on the chart's scale, and its state."""
+
     run: Run
-    x: int
     state: str | None  # None when the run has no result for the measure
     passed: int
     observed: int
-    passed_height: int
-    observed_height: int
+    not_passed: int
+    not_passed_height: int
+    centre: int  # x of the column's middle, where its count, shape and symbol stand
+
+
+@dataclass(frozen=True)
+class ChartBreak:
+    """A break in the series (the statistics offices' "b"): from this run on, counts are not comparable with before."""
+
+    label: str  # b1, b2, ... in the order of the runs
+    x: int  # between the last run before and the first run after
+    run: Run  # the first run after the break
+    marks: tuple[ChangeMark, ...]  # what changed there, each with its changelog row
 
 
 @dataclass(frozen=True)
@@ -44,7 +56,10 @@ class Chart:
     width: int
     height: int
     bars: tuple[ChartBar, ...]
-    changes: tuple[tuple[int, ChangeMark], ...]  # x of the dividing line, what changed
+    breaks: tuple[ChartBreak, ...]
+    top: int  # the scale's top: the most observations any run did not pass (at least 1)
+    baseline: int  # y of the scale's 0
+    plot_top: int  # y of the scale's top
 
 
 @dataclass(frozen=True)
@@ -55,10 +70,13 @@ class SiteFacts:
     latest_scorer: int | None
 
 
+# a column per run; rows from the top: break labels, the plot (each bar's count above it), the state's shape, its symbol
 CHART_STEP = 28
-CHART_HEIGHT = 64
 CHART_MARGIN = 8
-CHART_BAR = 16
+CHART_LEFT = 26  # room for the scale's labels
+CHART_PLOT_TOP = 26  # the scale's top; the bar's count stands above it, the break labels above that
+CHART_BASELINE = 66
+CHART_ROWS_BELOW = 32  # the state's shape, then its symbol
 
 
 def site_facts(records: Records, headlines: Mapping[str, RunResult], published: tuple[Run, ...], changelog: Changelog | None) -> SiteFacts:
@@ -102,7 +120,8 @@ def headline(result: RunResult) -> RunResult:
 
 
 def _chart(measure: str, runs: tuple[Run, ...], results: Mapping[str, RunResult], marks: Mapping[str, tuple[ChangeMark, ...]]) -> Chart:
-    """Bars of observed (outline) and passed (filled) counts per run, on the measure's own scale; no percentages."""
+    """Per run, the observations it did not pass on a scale from 0 to the most any run did not pass, so one miss in 177
+    shows; its state by shape and symbol; a labelled break where the scorer or suite changed. No percentages."""
     counts = []
     for run in runs:
         result = results.get(run.id)
@@ -113,15 +132,19 @@ def _chart(measure: str, runs: tuple[Run, ...], results: Mapping[str, RunResult]
             counts.append((run, None, 0, 0))
         else:
             counts.append((run, found.state, found.passed, found.observed))
-    top = max((c[3] for c in counts), default=0) or 1
+    top = max((observed - passed for _, _, passed, observed in counts), default=0) or 1
+    plot = CHART_BASELINE - CHART_PLOT_TOP
     bars = []
-    changes = []
+    breaks = []
     for index, (run, state, passed, observed) in enumerate(counts):
-        x = CHART_MARGIN + index * CHART_STEP
-        bars.append(ChartBar(run, x, state, passed, observed, round(CHART_HEIGHT * passed / top), round(CHART_HEIGHT * observed / top)))
-        changes.extend((x - (CHART_STEP - CHART_BAR) // 2, mark) for mark in marks.get(run.id, ()))
-    width = CHART_MARGIN * 2 + max(len(runs), 1) * CHART_STEP
-    return Chart(measure, width, CHART_HEIGHT + 2 * CHART_MARGIN + 12, tuple(bars), tuple(changes))
+        left = CHART_LEFT + index * CHART_STEP
+        missed = observed - passed
+        height = max(2, round(plot * missed / top)) if missed else 0  # a single miss never vanishes in rounding
+        bars.append(ChartBar(run, state, passed, observed, missed, height, left + CHART_STEP // 2))
+        if marks.get(run.id) and index > 0:  # the first run starts the series: nothing before it to compare with
+            breaks.append(ChartBreak(f"b{len(breaks) + 1}", left, run, marks[run.id]))
+    width = CHART_LEFT + CHART_MARGIN + max(len(runs), 1) * CHART_STEP
+    return Chart(measure, width, CHART_BASELINE + CHART_ROWS_BELOW, tuple(bars), tuple(breaks), top, CHART_BASELINE, CHART_PLOT_TOP)
 
 
 def run_summaries(results: Mapping[str, RunResult], published: tuple[Run, ...]):

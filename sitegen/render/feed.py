@@ -1,8 +1,10 @@
-"""The changelog as an Atom feed and a JSON list, so readers can follow changes to the tests without visiting the site.
+"""The changelog as Atom feeds and a JSON list, so readers can follow changes to the tests without visiting the site.
 
-The feed is in English, the language the hand-written entries are recorded in. It lives at
-`/changelog.atom`; each entry links to its row on `/en/changelog.html`, and that link is also the
-entry's id, which stays the same across builds as long as the base URL and the row's anchor do.
+One feed per language, at `<lang>/changelog.atom` beside that language's changelog page: the rows sitegen derives
+are worded in the feed's language through its catalog; hand-written entries stay in the language they were written
+in (English), marked with `xml:lang`. Each entry links to its row on the changelog page of the feed's language, and
+that link is also the entry's id, which stays the same across builds as long as the base URL and the row's anchor do.
+`/changelog.atom`, the English feed's first address, is kept for the readers who follow it.
 """
 
 from __future__ import annotations
@@ -11,14 +13,16 @@ import dataclasses
 import json
 import re
 import xml.etree.ElementTree as ET
+from typing import Callable
 
 from sitegen.changelog.changes import ASSESSMENT, ENTRY, REPORT, SCORER, SETUP, SUITE, Changelog, ChangelogRow
 from sitegen.core.errors import UsageError
 from sitegen.core.invisibles import visible
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
-FEED_PATH = "changelog.atom"
-PAGE_PATH = "en/changelog.html"
+FEED_NAME = "changelog.atom"
+FEED_PATH = FEED_NAME  # the English feed's first address, kept
+PAGE_NAME = "changelog.html"
 JSON_FORMAT = "sitegen.changelog/1"
 
 CATEGORY_LABELS = {
@@ -33,40 +37,58 @@ CATEGORY_LABELS = {
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
 
 
-def describe_row(row: ChangelogRow) -> str:
-    """One English sentence for a row, for the feed only; the site's pages word rows through their catalogs."""
+def describe_row(row: ChangelogRow, gettext: Callable[[str], str] | None = None) -> str:
+    """One sentence for a row in the feed's language (`gettext` of its catalog; English without); entries stay English."""
+    _ = gettext or _english
     if row.kind == SETUP:
-        return (f"Run setup {row.setup_id} with fingerprint {row.fingerprint}, "
-                "first used in a published run.")
+        return _("Run setup %(setup)s with fingerprint %(fingerprint)s, first used in a published run.") % {
+            "setup": row.setup_id, "fingerprint": row.fingerprint}
     if row.kind == SUITE:
-        return f"Test suite {row.suite}, version {row.suite_version}, first measured in a published run."
+        return _("Test suite %(suite)s, version %(version)s, first measured in a published run.") % {
+            "suite": row.suite, "version": row.suite_version}
     if row.kind == SCORER:
-        return (f"Scoring version {row.version} with matching method {row.matching_method}, "
-                "first used in a published run.")
+        return _("Scoring version %(version)s with matching method %(method)s, first used in a published run.") % {
+            "version": row.version, "method": row.matching_method}
     if row.kind == REPORT:
-        return (f"Report version {row.version} (runner {row.runner_version}, "
-                f"run record {row.run_record_version}), first used in a published run.")
+        return _("Report version %(version)s (runner %(runner)s, run record %(record)s), first used in a published run.") % {
+            "version": row.version, "runner": row.runner_version, "record": row.run_record_version}
     if row.kind == ASSESSMENT:
-        return f"Assessment version {row.version} under policy {row.policy}, first used in a published run."
+        return _("Assessment version %(version)s under policy %(policy)s, first used in a published run.") % {
+            "version": row.version, "policy": row.policy}
     return f"{CATEGORY_LABELS.get(row.category or '', row.category)}: {row.summary}"
 
 
-def render_atom(changelog: Changelog, *, base_url: str, title: str, updated: str, author: str | None = None) -> bytes:
-    """A valid Atom 1.0 document with byte-identical output for identical input."""
+def _english(message: str) -> str:
+    return message
+
+
+def feed_path(lang: str) -> str:
+    """Where a language's feed lives, beside that language's changelog page."""
+    return f"{lang}/{FEED_NAME}"
+
+
+def render_atom(changelog: Changelog, *, base_url: str, title: str, updated: str, author: str | None = None,
+                lang: str = "en", gettext: Callable[[str], str] | None = None, path: str | None = None) -> bytes:
+    """A valid Atom 1.0 document in one language (`gettext` of its catalog), byte-identical for identical input.
+
+    `path` is where the feed is served (its id and self link): `<lang>/changelog.atom` unless given.
+    """
     base = base_url if base_url.endswith("/") else base_url + "/"
-    page = base + PAGE_PATH
-    feed = ET.Element("feed", {"xmlns": ATOM_NS, "xml:lang": "en"})
-    _child(feed, "id", base + FEED_PATH)
+    page = f"{base}{lang}/{PAGE_NAME}"
+    here = base + (path or feed_path(lang))
+    feed = ET.Element("feed", {"xmlns": ATOM_NS, "xml:lang": lang})
+    _child(feed, "id", here)
     _child(feed, "title", title)
     _child(feed, "updated", to_rfc3339(updated))
     ET.SubElement(_child(feed, "author"), "name").text = author if author is not None else title
-    ET.SubElement(feed, "link", {"rel": "self", "type": "application/atom+xml", "href": base + FEED_PATH})
+    ET.SubElement(feed, "link", {"rel": "self", "type": "application/atom+xml", "href": here})
     ET.SubElement(feed, "link", {"rel": "alternate", "type": "text/html", "href": page})
     for row in changelog.rows:
         link = f"{page}#{row.anchor}"
-        entry = ET.SubElement(feed, "entry")
+        written_in = (row.lang or "en") if row.kind == ENTRY else lang
+        entry = ET.SubElement(feed, "entry", {"xml:lang": written_in} if written_in != lang else {})
         _child(entry, "id", link)
-        _child(entry, "title", describe_row(row))
+        _child(entry, "title", describe_row(row, gettext))
         _child(entry, "updated", to_rfc3339(row.date))
         ET.SubElement(entry, "link", {"rel": "alternate", "type": "text/html", "href": link})
         ET.SubElement(entry, "category", {"term": row.category if row.kind == ENTRY else row.kind})
@@ -75,7 +97,7 @@ def render_atom(changelog: Changelog, *, base_url: str, title: str, updated: str
             if row.source:
                 ET.SubElement(entry, "link", {"rel": "related", "href": row.source})
         else:
-            _child(entry, "content", describe_row(row), type="text")
+            _child(entry, "content", describe_row(row, gettext), type="text")
     for element in feed.iter():  # XML 1.0 cannot carry most of them, even as character references
         element.text = visible(element.text) if element.text else element.text
         element.attrib.update({name: visible(value) for name, value in element.attrib.items()})

@@ -9,6 +9,7 @@ from sitegen.core.model import Pair, Records, Run, RunResult
 from sitegen.render.cases import Verdicts, collect_case, render_case_page, render_case_runs
 from sitegen.render.environment import Page, Renderer
 from sitegen.render.views import index_cases, index_observations, run_grid, run_listings
+from sitegen.score.reasons import ReasonSource
 
 
 CASE_CHUNK = 16  # case versions per task sent to a worker: large enough to amortise, small enough to stream
@@ -31,6 +32,7 @@ class PageJob:
     comparisons: Mapping[str, Any]
     write: Callable[[Page], Any] | None
     pairs: Mapping[str, tuple[tuple[Pair, str], ...]]  # pairs_by_case
+    reasons: Mapping[str, bytes] = field(default_factory=dict)  # run id -> its observations' reasons, packed
     _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
 
     def render_task(self, task: tuple[str, str | None, Sequence]) -> list[Any]:
@@ -59,7 +61,8 @@ class PageJob:
         for cv_id in case_ids:
             run = next(r for r in self.runs_by_case[cv_id] if r.id == run_id)
             bundle = collect_case(self.records, cv_id, (run,), self.states, self.outcomes, verdicts=self.verdicts,
-                                  case_results=found, pairs=self.pairs.get(cv_id, ()), observations=observed)
+                                  case_results=found, pairs=self.pairs.get(cv_id, ()), observations=observed,
+                                  reasons=self._reasons())
             pages.extend(page for lang in self.languages for page in render_case_runs(self.renderers[lang], bundle))
         return pages
 
@@ -72,12 +75,22 @@ class PageJob:
         for lang, listing, page in work[len(work) * part // RUN_TASK_PARTS : len(work) * (part + 1) // RUN_TASK_PARTS]:
             renderer = self.renderers[lang]
             if listing is None:
+                shown = [o for x in listings.observations for o in x.shown]
                 pages.append(renderer.page("run.html.j2", f"runs/{run.id}.html",
-                                           {**self.common, "run_view": view, "listings": listings, "comparison": comparison}))
+                                           {**self.common, "run_view": view, "listings": listings, "comparison": comparison,
+                                            "reasons": self._reasons().reasons(run.id, shown)}))
             else:
                 items = listing.items[page.first - 1 : page.last]
-                pages.append(renderer.page("run_list.html.j2", page.path, {**self.common, "listing": listing, "page": page, "items": items}))
+                reasons = self._reasons().reasons(run.id, items) if listing.kind == "observations" else {}
+                pages.append(renderer.page("run_list.html.j2", page.path, {**self.common, "listing": listing, "page": page, "items": items,
+                                                                           "reasons": reasons}))
         return pages
+
+    def _reasons(self) -> ReasonSource:
+        """The structured reasons of the run at hand's observations: unpacked (or derived) once per process as pages need them."""
+        if "reasons" not in self._current:
+            self._current["reasons"] = ReasonSource(self.records, self.reasons)
+        return self._current["reasons"]
 
     def _run_pages(self, run_id: str):
         """What every slice of a run's own pages shows, worked out once per process for the run at hand."""

@@ -6,6 +6,7 @@ from sitegen.core import model as m
 from sitegen.core.errors import UsageError, did_you_mean
 from sitegen.score.measures.base import Reason
 from sitegen.score.measures.registry import REGISTRY
+from sitegen.score.reasons import derive_reasons
 from sitegen.score.scoring import score_run, verdict_source
 
 
@@ -50,11 +51,24 @@ def explain_case(records: m.Records, run_id: str, case_id: str, *, repetition: i
     out.append("")
     if failed:
         out.append("observations of this case that did not plainly pass:")
+        reasons = derive_reasons(records, run.id, {o.case_version for o in failed})
         for o in failed:
             out.append(f"  {o.measure} {o.result.upper()} (repetition {o.repetition}, {o.stage}, {o.subject}): {o.detail}")
+            out.extend(_differences(o, reasons.get(o)))
     elif result.outcome != m.CRASHED_STATE:
         out.append("every observation of this case passed.")
     return "\n".join(out) + "\n"
+
+
+def _differences(observation: m.Observation, why: Reason | None) -> list[str]:
+    """Every difference of a comparison's reason, one a line, in the record's words (the detail names only the first)."""
+    differences = getattr(why, "differences", ())
+    if len(differences) < 2:
+        return []
+    text = REGISTRY[observation.measure].reason(why.code).detail
+    lines = [f"    every difference ({len(differences)}):"]
+    lines.extend(f"      {text(Reason(why.code, **{**why.params, 'differences': (d,)}))}" for d in differences)
+    return lines
 
 
 def _concerns(records: m.Records, observation: m.Observation, case_id: str) -> bool:

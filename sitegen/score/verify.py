@@ -13,6 +13,7 @@ from sitegen.core.errors import Diagnostic, PublicationError, UsageError, did_yo
 from sitegen.core.workers import ordered_map
 from sitegen.load.jsonread import parse_json
 from sitegen.score.comparison import Comparison, compare_summaries, compatibility_key, summarize
+from sitegen.score.reasons import pack_reasons
 from sitegen.score.results import Difference, compare_result, read_results, write_results
 from sitegen.score.scoring import aggregate_observed, observe_run, score_run
 from sitegen.score.seals import SealChange, case_digests, compare_seal, locate_seal_changes, seal_run
@@ -47,6 +48,7 @@ class RunScored:
     result: m.RunResult | None
     examined: Examined | None
     summary: Mapping | None
+    reasons: bytes | None = None  # when comparing: the structured reasons of its observations, packed (score/reasons.py)
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class Verified:
     differences: Mapping[str, Difference | None]
     comparisons: Mapping[str, Comparison]
     seal_changes: Mapping[str, tuple[SealChange, ...]] = field(default_factory=dict)
+    reasons: Mapping[str, bytes] = field(default_factory=dict)  # run id -> its reasons, packed, for the pages
 
 
 def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, keep_all_changes: bool = True) -> Verified:
@@ -69,6 +72,7 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
     differences: dict[str, Difference | None] = {}
     comparisons: dict[str, Comparison] = {}
     seal_changes: dict[str, tuple[SealChange, ...]] = {}
+    reasons: dict[str, bytes] = {}
     latest: dict[tuple, tuple[m.Run, Mapping]] = {}
     records = request.records
     for scored in _scored(request, sorted(runs, key=lambda r: (r.date, r.id)), jobs):
@@ -79,6 +83,8 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
             differences[run.id] = scored.examined.difference
             if scored.examined.seal_changes:
                 seal_changes[run.id] = scored.examined.seal_changes
+        if scored.reasons is not None:
+            reasons[run.id] = scored.reasons
         if scored.summary is None:
             continue
         key = compatibility_key(records, run)
@@ -87,7 +93,7 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
             comparisons[run.id] = compare_summaries(records, previous, run, seen, scored.summary,
                                                     regressions_only=not keep_all_changes)
         latest[key] = (run, scored.summary)
-    return Verified(results, differences, comparisons, seal_changes)
+    return Verified(results, differences, comparisons, seal_changes, reasons)
 
 
 def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *, jobs: int = 1,
@@ -121,12 +127,13 @@ def _score_one(request: PassRequest, run_id: str) -> RunScored:
         observed = observe_run(records, run_id)
         result = score_run(records, run_id) if observed is None else aggregate_observed(records, run_id, observed)
         summary = None if observed is None else summarize(observed)
+        reasons = None if observed is None else pack_reasons(observed)
         del observed
     else:
-        result, summary = score_run(records, run_id), None
+        result, summary, reasons = score_run(records, run_id), None, None
     if request.recorded is None:
-        return RunScored(run, result, None, summary)
-    return RunScored(run, None, _examine(request, result), summary)
+        return RunScored(run, result, None, summary, reasons)
+    return RunScored(run, None, _examine(request, result), summary, reasons)
 
 
 def _examine(request: PassRequest, result: m.RunResult) -> Examined:
