@@ -209,11 +209,13 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
         else:
             updated[run_id] = result
             lines.append(f"{run_id}: {summary} (added)")
-    if source is not None and (reformatted := _reformatted(source.path, source.data, write_results(recorded))) is not None:
+    # the record as sitegen writes it, made once: it is also what is written when no run was added
+    canonical = write_results(recorded) if source is not None else None
+    if canonical is not None and (reformatted := _reformatted(source.path, source.data, canonical)) is not None:
         problems.append(reformatted)
     if problems:
         raise PublicationError(problems)
-    data = write_results(updated)
+    data = canonical if canonical is not None and len(updated) == len(recorded) else write_results(updated)
     target = Path(root) / "results.json"
     if source is None or source.sha256 != hashlib.sha256(data).hexdigest():
         temporary = target.with_name(".results.json.tmp")
