@@ -134,6 +134,7 @@ from factories import json_paths  # noqa: E402
 from sitegen.load import schema as schema_module  # noqa: E402
 from sitegen.load.schemabasics import is_calendar_date  # noqa: E402
 from sitegen.load.schemacompiler import Compiler  # noqa: E402
+from sitegen.load.acceptor import Acceptor  # noqa: E402
 
 _REPLACEMENTS = st.sampled_from([None, True, 0, 1, -1, 1.5, "", "x", "x..y", "UPPER", "flaw", "PASS", [], [1], {}, {"id": "x"},
                                  "2026-02-30", "2028-02-29", "2026-13-01"])
@@ -197,3 +198,14 @@ def test_only_a_real_day_written_yyyy_mm_dd_is_a_calendar_date(text):
     """Python reads other ISO forms as dates too (a week date, the basic form); the records and entries do not."""
     assert not is_calendar_date(text)
     assert is_calendar_date("2028-02-29")
+
+
+@pytest.mark.parametrize("name", schema_module.schema_names())
+def test_the_fast_test_looks_each_property_up_by_name_rather_than_comparing_every_key(name):
+    # an answers file holds hundreds of thousands of objects: a key compared with each property name in turn costs a
+    # string comparison per property per key, a property looked up by its name costs one dictionary lookup
+    schema = schema_module.load_schema(name)
+    acceptor = Acceptor(Compiler(schema))
+    acceptor.build(schema)
+    source = "\n".join(acceptor.functions)
+    assert "key ==" not in source and "elif key" not in source
