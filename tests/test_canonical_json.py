@@ -130,3 +130,25 @@ def test_score_all_still_writes_a_run_it_adds(tmp_path, capsys):
     assert f"{dropped}: " in capsys.readouterr().out
     assert (root / "results.json").read_bytes() == full
     assert load_records(root).results_json == full
+
+
+def test_score_all_reads_no_record_whose_bytes_are_the_fresh_results(tmp_path, monkeypatch, capsys):
+    # canonical bytes are the proof: a record equal to the fresh results' bytes reproduces, with nothing to parse or compare
+    root = tmp_path / "records"
+    shutil.copytree(RECORDS, root)
+    read = []
+    monkeypatch.setattr(verify, "read_results", lambda *a, **k: read.append(1) or read_results(*a, **k))
+    assert main(["score", "--all", "--records", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert read == []
+    assert out.count("(reproduces the record)") == len(json.loads((root / "results.json").read_bytes())["runs"])
+
+
+def test_score_all_still_refuses_a_reformatted_record_with_its_place(tmp_path, capsys):
+    root = tmp_path / "records"
+    shutil.copytree(RECORDS, root)
+    data = (root / "results.json").read_bytes()
+    (root / "results.json").write_bytes(data.replace(b'"format": "sitegen.results/1"', b'"format":  "sitegen.results/1"', 1))
+    assert main(["score", "--all", "--records", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "[results.not-canonical]" in err and f"{root / 'results.json'}:2:" in err
