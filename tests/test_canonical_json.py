@@ -2,15 +2,17 @@
 
 import json
 import shutil
+import weakref
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sitegen.score.results as results_module
 import sitegen.score.verify as verify
 from sitegen.cli import main
 from sitegen.load.records import load_records
-from sitegen.score.results import canonical_json, read_results, write_results
+from sitegen.score.results import FORMAT, canonical_json, read_results, result_to_json, write_results
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 
@@ -152,3 +154,33 @@ def test_score_all_still_refuses_a_reformatted_record_with_its_place(tmp_path, c
     assert main(["score", "--all", "--records", str(root)]) == 2
     err = capsys.readouterr().err
     assert "[results.not-canonical]" in err and f"{root / 'results.json'}:2:" in err
+
+
+def test_the_record_written_run_by_run_is_the_canonical_json_of_the_whole():
+    results = read_results((RECORDS / "results.json").read_bytes())
+    for chosen in (dict(results), {k: results[k] for k in list(results)[:1]}, {}):
+        whole = {"format": FORMAT, "runs": [result_to_json(chosen[k]) for k in sorted(chosen)]}
+        assert write_results(chosen) == canonical_json(whole) == reference_canonical_json(whole)
+
+
+class _Tracked(dict):
+    """A run's JSON tree that can be watched for being freed."""
+
+
+def test_the_record_is_written_with_one_run_tree_alive_at_a_time(monkeypatch):
+    alive: list[weakref.ref] = []
+    most = [0]
+    real = results_module.result_to_json
+
+    def tracked(result):
+        most[0] = max(most[0], sum(1 for ref in alive if ref() is not None))
+        tree = _Tracked(real(result))
+        alive.append(weakref.ref(tree))
+        return tree
+
+    monkeypatch.setattr(results_module, "result_to_json", tracked)
+    results = read_results((RECORDS / "results.json").read_bytes())
+    data = write_results(results)
+    assert len(alive) == len(results) > 2
+    assert most[0] == 0, f"{most[0]} earlier runs' trees were still alive when the next was made"
+    assert data == (RECORDS / "results.json").read_bytes()

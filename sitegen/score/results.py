@@ -24,14 +24,19 @@ def canonical_json(value: object) -> bytes:
     Written by C: the walk lays out only the containers that span lines, and every one-line value is encoded in one
     call of the C encoder for all of them (_encode_all), so the record costs about what one json.dumps of it costs.
     """
+    return _laid_out(value, "", "") + b"\n"
+
+
+def _laid_out(value: object, indent: str, before: str) -> bytes:
+    """`before`, then the value laid out as canonical_json does at `indent`, as UTF-8."""
     texts: list[str] = []  # texts[i] is what stands before inline[i]
     inline: list[object] = []
-    tail = _layout(value, "", "", texts, inline, {})
+    tail = _layout(value, indent, before, texts, inline, {})
     parts: list[str] = [""] * (2 * len(texts) + 1)
     texts.append(tail)
     parts[0::2] = texts
     parts[1::2] = _encode_all(inline)
-    return ("".join(parts) + "\n").encode("utf-8")
+    return "".join(parts).encode("utf-8")
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})  # scalars the C encoder writes the same alone or in a container
@@ -207,8 +212,18 @@ def _read_results(data: bytes, path: str, unpacking: Callable[[], ContextManager
 
 
 def write_results(results: Mapping[str, m.RunResult]) -> bytes:
-    """The whole record, runs sorted by id so the file does not depend on scoring order."""
-    return canonical_json({"format": FORMAT, "runs": [result_to_json(results[k]) for k in sorted(results)]})
+    """The whole record, runs sorted by id so the file does not depend on scoring order.
+
+    The canonical_json of {"format": FORMAT, "runs": [...]}, laid out one run at a time, so only one run's JSON tree is
+    alive at once (at 10,000 case versions the whole tree would be several times the size of the record).
+    """
+    if not results:
+        return canonical_json({"format": FORMAT, "runs": []})
+    chunks = [f'{{\n  "format": {_encode_string(FORMAT)},\n  "runs": ['.encode("utf-8")]
+    for index, run_id in enumerate(sorted(results)):
+        chunks.append(_laid_out(result_to_json(results[run_id]), "    ", ("," if index else "") + "\n    "))
+    chunks.append(b"\n  ]\n}\n")
+    return b"".join(chunks)
 
 
 @dataclass(frozen=True)
