@@ -6,6 +6,7 @@ import datetime
 import hashlib
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -21,6 +22,7 @@ SMALL = ["--case-versions", "30", "--runs", "2"]
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the scripts import their sibling modules as a script would
 
 import bench_load  # noqa: E402
+import bench_score_all  # noqa: E402
 import generate  # noqa: E402
 
 
@@ -343,3 +345,14 @@ def test_bench_load_reports_what_it_loaded(publication, capsys):
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert figures["case_versions"] == 30 and figures["answers"] == 180
     assert figures["wall_seconds"] >= 0 and figures["peak_rss_mib"] >= figures["baseline_rss_mib"] > 0
+
+
+def test_bench_score_all_reports_the_command_reproducing_every_run(tmp_path, capsys):
+    records = tmp_path / "records"
+    shutil.copytree(ROOT / "records", records)
+    before = (records / "results.json").read_bytes()
+    assert bench_score_all.main([str(records)]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert figures["runs_reproduced"] == len(json.loads(before)["runs"]) > 0
+    assert figures["cpu_seconds"] > 0 and figures["peak_rss_mib"] > 0
+    assert (records / "results.json").read_bytes() == before

@@ -134,6 +134,7 @@ from factories import json_paths  # noqa: E402
 from sitegen.load import schema as schema_module  # noqa: E402
 from sitegen.load.schemabasics import is_calendar_date  # noqa: E402
 from sitegen.load.schemacompiler import Compiler  # noqa: E402
+from sitegen.load.acceptor import Acceptor  # noqa: E402
 
 _REPLACEMENTS = st.sampled_from([None, True, 0, 1, -1, 1.5, "", "x", "x..y", "UPPER", "flaw", "PASS", [], [1], {}, {"id": "x"},
                                  "2026-02-30", "2028-02-29", "2026-13-01"])
@@ -245,3 +246,14 @@ def test_a_schema_without_its_id_written_once_is_refused():
         served_schema(b'{"$id":"downloads/schemas/x.schema.json"}', "https://example.org/")
     assert json.loads(served_schema(b'{"$id": "downloads/schemas/x.schema.json"}', "https://example.org/q/"))["$id"] == \
         "https://example.org/q/downloads/schemas/x.schema.json"
+
+
+@pytest.mark.parametrize("name", schema_module.schema_names())
+def test_the_fast_test_looks_each_property_up_by_name_rather_than_comparing_every_key(name):
+    # an answers file holds hundreds of thousands of objects: a key compared with each property name in turn costs a
+    # string comparison per property per key, a property looked up by its name costs one dictionary lookup
+    schema = schema_module.load_schema(name)
+    acceptor = Acceptor(Compiler(schema))
+    acceptor.build(schema)
+    source = "\n".join(acceptor.functions)
+    assert "key ==" not in source and "elif key" not in source

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from sitegen.core import model as m
 from sitegen.load.records import load_records
 from sitegen.score.results import read_results, write_results
 from sitegen.core.collector import frozen_when_made
@@ -133,3 +134,16 @@ def test_results_round_trip_to_the_same_bytes():
     results = read_results(data)
     assert isinstance(results, ResultSpool)
     assert write_results(results) == data
+
+
+def test_loading_packs_the_answers_it_checked_without_building_their_objects(monkeypatch):
+    # the answers are checked from the parsed JSON and go into the spool's packed form directly: a Finding built while
+    # loading would only be taken apart again by the packing (a run is unpacked, and its objects built, when it is used)
+    built = []
+    real = m.Finding.__init__
+    monkeypatch.setattr(m.Finding, "__init__", lambda self, *a, **k: built.append(1) or real(self, *a, **k))
+    records = load_records(RECORDS)
+    assert built == [], f"{len(built)} findings built while loading"
+    answer = next(iter(records.answers.values()))
+    assert built, "unpacking a run builds its findings"
+    assert all(isinstance(f, m.Finding) for r in answer.answer.reviewers for f in r.findings)

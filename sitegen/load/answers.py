@@ -15,7 +15,7 @@ from sitegen.core.workers import ordered_map
 from sitegen.load.jsonread import JsonText, NotStreamable, read_json_text
 from sitegen.load.reading import Collector, read_file
 from sitegen.load.schema import checked_items
-from sitegen.load.spool import AnswerSpool, PackedRun, pack_answers
+from sitegen.load.spool import AnswerSpool, PackedRun, RawAnswer, pack_answers
 
 
 _KINDS = {m.FLAW: m.FLAW, m.STRENGTH: m.STRENGTH}
@@ -28,21 +28,23 @@ class _Shared(dict):
         return self.setdefault(value, value)
 
 
-def _finding(raw: dict, trace: bool, shared: _Shared) -> m.Finding:
+def _finding(raw: dict, trace: bool, shared: _Shared) -> tuple:
+    """A finding in the spool's packed form (m.Finding's fields in order): it is packed next, so no Finding is built here."""
     location = raw["location"]
     intern = sys.intern  # ids and rule names repeat across hundreds of thousands of answers
     quote = raw["quote"]
-    return m.Finding(
-        id=intern(raw["id"]), kind=_KINDS[raw["kind"]], rule=intern(raw["rule"]),
-        supporting_rules=shared.one(tuple(intern(x) for x in raw["supporting_rules"])) if raw["supporting_rules"] else (),
-        missing=raw["missing"], quote=shared.one(quote) if quote is not None else None,
-        location=shared.one(tuple(location["lines"])) if location else None,
-        wording=shared.one(raw["wording"]),
-        trace=shared.one(tuple(intern(x) for x in raw["trace"])) if trace and raw["trace"] else (),
+    return (
+        intern(raw["id"]), _KINDS[raw["kind"]], intern(raw["rule"]),
+        shared.one(tuple([intern(x) for x in raw["supporting_rules"]])) if raw["supporting_rules"] else (),
+        raw["missing"], shared.one(quote) if quote is not None else None,
+        shared.one(tuple(location["lines"])) if location else None,
+        shared.one(raw["wording"]),
+        shared.one(tuple([intern(x) for x in raw["trace"]])) if trace and raw["trace"] else (),
     )
 
 
-def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: Collector, *, merge: bool | None, shared: _Shared) -> m.EngineAnswer:
+def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: Collector, *, merge: bool | None, shared: _Shared) -> tuple:
+    """An engine answer checked, in the spool's packed form (see spool.RawAnswer)."""
     # pointers are spelled out only when something is wrong: this runs for every answer of every run
     ids: dict[str, str] = {}
     reviewers = []
@@ -64,7 +66,7 @@ def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: Collector, *, me
                 out.at(doc, f"{pointer}/reviewers/{r_index}/findings/{f_index}/location/lines",
                        "a location's first line comes after its last line", "record.line-span")
             findings.append(_finding(f, False, shared))
-        reviewers.append(m.Reviewer(sys.intern(reviewer["id"]), tuple(findings)))
+        reviewers.append((sys.intern(reviewer["id"]), tuple(findings)))
     reviewer_finding_ids = set(ids)
     for c_index, correction in enumerate(raw["quote_corrections"]):
         if correction["finding"] not in reviewer_finding_ids:
@@ -99,8 +101,8 @@ def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: Collector, *, me
             out.at(doc, f"{pointer}/report", "the run goes through the merge, so the answer needs a report", "record.report-missing")
         elif not merge and report is not None:
             out.at(doc, f"{pointer}/report", "the run does not go through the merge, so report must be null", "record.report-unexpected")
-    corrections = tuple(m.QuoteCorrection(c["finding"], c["before"], c["after"]) for c in raw["quote_corrections"]) if raw["quote_corrections"] else ()
-    return m.EngineAnswer(raw["status"], tuple(reviewers), corrections, report)
+    corrections = tuple([(c["finding"], c["before"], c["after"]) for c in raw["quote_corrections"]]) if raw["quote_corrections"] else ()
+    return (raw["status"], tuple(reviewers), corrections, report)
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,7 @@ class _AnswersRead:
 
 
 def _read_one(context: AnswersContext, task: AnswersTask, out: Collector, files: dict[str, m.SourceFile], earlier: AnswerSpool,
-              shared: _Shared) -> dict[tuple[str, str, int], m.Answer] | None:
+              shared: _Shared) -> dict[tuple[str, str, int], RawAnswer] | None:
     """One answers file, read the same way here and in a worker."""
     return _read_answers(context.root, task.name, out, files, earlier, internal=task.internal, runs=context.runs,
                          suites=context.suites, case_versions=context.case_versions, setups=context.setups,
@@ -200,7 +202,7 @@ def _read_in_worker(context: AnswersContext, task: AnswersTask) -> _AnswersRead:
 
 
 def _read_answers(root: Path, name: str, out: Collector, files: dict[str, m.SourceFile], earlier: AnswerSpool, *,
-                  internal: frozenset[str], **context) -> dict[tuple[str, str, int], m.Answer] | None:
+                  internal: frozenset[str], **context) -> dict[tuple[str, str, int], RawAnswer] | None:
     """One answers file read answer by answer (never its whole tree at once); None when it cannot be read or fails its schema.
 
     Anything unusual (bad JSON, a schema problem) sends the file through read_file instead, which parses it whole and
@@ -229,9 +231,12 @@ def _read_answers(root: Path, name: str, out: Collector, files: dict[str, m.Sour
 
 
 def _answers(doc: JsonText, items, name: str, out: Collector, earlier: AnswerSpool, *, runs: dict, suites: dict, case_versions: dict,
-             setups: dict, published: bool, shared: _Shared) -> dict[tuple[str, str, int], m.Answer]:
-    """The answers of one file, checked against the records and against the answers of the files read before it."""
-    answers: dict[tuple[str, str, int], m.Answer] = {}
+             setups: dict, published: bool, shared: _Shared) -> dict[tuple[str, str, int], RawAnswer]:
+    """The answers of one file, checked against the records and against the answers of the files read before it.
+
+    Each is kept in the spool's packed form, which it goes into next: its objects are built when a run is unpacked.
+    """
+    answers: dict[tuple[str, str, int], RawAnswer] = {}
     members = {key: frozenset(suite.case_versions) for key, suite in (suites or {}).items()}  # a suite holds up to thousands
     leaked: dict[str, list] = {}  # unpublished run -> [pointer of its first answer here, how many answers]
     for index, a in items:
@@ -267,7 +272,7 @@ def _answers(doc: JsonText, items, name: str, out: Collector, earlier: AnswerSpo
         rerun = None
         if a["rerun"] is not None:
             rerun = _engine_answer(doc, f"{pointer}/rerun", a["rerun"], out, merge=merge, shared=shared)
-        answers[key] = m.Answer(a["run"], a["case_version"], a["repetition"], answer, rerun, name)
+        answers[key] = RawAnswer(a["run"], a["case_version"], a["repetition"], answer, rerun, name)
     for run_id, (first, count) in leaked.items():  # once per run: a leaked run has as many answers as cases times repetitions
         more = f" (and {count - 1} more of its answers in this file)" if count > 1 else ""
         out.at(doc, first, f'answer of unpublished run "{run_id}" in a published file{more}', "publish.unpublished-run")

@@ -7,7 +7,7 @@ import zlib
 from collections import OrderedDict
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Callable, ContextManager, Iterable, Iterator, Mapping
+from typing import Callable, ContextManager, Iterable, Iterator, Mapping, NamedTuple
 
 from sitegen.core import model as m
 
@@ -55,7 +55,7 @@ class AnswerSpool(Mapping[Key, m.Answer]):
         self._packs: dict[str, list[bytes]] = {}
         self._unpacked = _Unpacked(keep, unpacking)
 
-    def add(self, answers: Iterable[m.Answer]) -> None:
+    def add(self, answers: Iterable[m.Answer | RawAnswer]) -> None:
         """Pack answers (of one records file, typically) and forget the objects."""
         self.add_packed(pack_answers(answers))
 
@@ -108,6 +108,22 @@ class AnswerSpool(Mapping[Key, m.Answer]):
         return unpacked
 
 
+class RawAnswer(NamedTuple):
+    """An answer as the loader reads it, its engine answers already in the packed form `_Tables` writes.
+
+    An engine answer is (status, ((reviewer id, (finding, ...)), ...), ((finding, before, after), ...), (finding, ...) or
+    None), a finding the tuple of m.Finding's fields in order: the loader packs what it checked, never building objects
+    that packing would only take apart again.
+    """
+
+    run: str
+    case_version: str
+    repetition: int
+    answer: tuple
+    rerun: tuple | None
+    source: str
+
+
 @dataclass(frozen=True)
 class PackedRun:
     """One run's answers from one records file, packed: small and cheap to send from a worker, unlike the answers."""
@@ -117,7 +133,7 @@ class PackedRun:
     blob: bytes
 
 
-def pack_answers(answers: Iterable[m.Answer]) -> tuple[PackedRun, ...]:
+def pack_answers(answers: Iterable[m.Answer | RawAnswer]) -> tuple[PackedRun, ...]:
     """Answers grouped by run in order of first appearance, each run's packed into one blob."""
     by_run: dict[str, list[m.Answer]] = {}
     for answer in answers:
@@ -138,21 +154,30 @@ class _Tables:
         self._findings: dict[tuple, int] = {}
         self._engines: dict[tuple, int] = {}
 
-    def pack(self, answers: list[m.Answer]) -> tuple:
+    def pack(self, answers: list[m.Answer | RawAnswer]) -> tuple:
         rows = tuple((a.case_version, a.repetition, self._engine(a.answer), self._engine(a.rerun), a.source) for a in answers)
         return tuple(self._findings), tuple(self._engines), rows
 
-    def _finding(self, f: m.Finding) -> int:
-        t = (f.id, f.kind, f.rule, f.supporting_rules, f.missing, f.quote, f.location, f.wording, f.trace)
+    def _finding(self, t: tuple) -> int:
         return self._findings.setdefault(t, len(self._findings))
 
-    def _engine(self, e: m.EngineAnswer | None) -> int:
+    def _engine(self, e: m.EngineAnswer | tuple | None) -> int:
         if e is None:
             return -1  # the last entry of the unpacked engines, which is None
-        t = (e.status, tuple((r.id, tuple(map(self._finding, r.findings))) for r in e.reviewers),
-             tuple((c.finding, c.before, c.after) for c in e.quote_corrections),
-             None if e.report is None else tuple(map(self._finding, e.report)))
+        status, reviewers, corrections, report = e if type(e) is tuple else _raw_engine(e)
+        t = (status, tuple([(rid, tuple(map(self._finding, found))) for rid, found in reviewers]), corrections,
+             None if report is None else tuple(map(self._finding, report)))
         return self._engines.setdefault(t, len(self._engines))
+
+
+def _raw_engine(e: m.EngineAnswer) -> tuple:
+    """An engine answer made elsewhere than the loader (a test, a factory) in RawAnswer's form."""
+    def raw(f: m.Finding) -> tuple:
+        return (f.id, f.kind, f.rule, f.supporting_rules, f.missing, f.quote, f.location, f.wording, f.trace)
+
+    return (e.status, tuple((r.id, tuple(map(raw, r.findings))) for r in e.reviewers),
+            tuple((c.finding, c.before, c.after) for c in e.quote_corrections),
+            None if e.report is None else tuple(map(raw, e.report)))
 
 
 class _Unpacker:

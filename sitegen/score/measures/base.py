@@ -20,10 +20,9 @@ class Reason:
     code: str
 
     def __init__(self, code: str, /, **params: Any):
-        # made for every observation that does not pass, so kept cheap: the parameters are its attributes
-        fields = self.__dict__
-        fields.update(params)
-        fields["code"] = code
+        # made for every observation that does not pass, so kept cheap: the fresh keyword dict becomes its attributes
+        params["code"] = code
+        _set_attribute(self, "__dict__", params)
 
     @property
     def params(self) -> Mapping[str, Any]:
@@ -47,6 +46,9 @@ class Reason:
 
     def __reduce__(self):
         return _reason, (self.code, dict(self.params))  # crosses to and from worker processes like any value
+
+
+_set_attribute = object.__setattr__  # past Reason's own refusal, once, in its constructor
 
 
 def _reason(code: str, params: dict[str, Any]) -> Reason:

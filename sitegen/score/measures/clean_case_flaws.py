@@ -22,7 +22,7 @@ def clean_case_flaws(judged: JudgedRun, listed: bool = True) -> Iterator[Observe
 
 
 def _flaws_reported(verdict: m.StageVerdict) -> Reason | None:
-    flaws = tuple(v.finding.id for v in verdict.findings if v.finding.kind == m.FLAW)
+    flaws = tuple([v.finding.id for v in verdict.findings if v.finding.kind == m.FLAW])
     return Reason("flaw", flaws=flaws) if flaws else None
 
 

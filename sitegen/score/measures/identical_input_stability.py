@@ -44,7 +44,7 @@ def identical_input_stability(judged: JudgedRun, listed: bool = True) -> Iterato
                         yield Passed(1, cases)
                     continue
                 left, right = summaries[i], summaries[j]
-                differences = tuple(Difference(k, left[k], right[k]) for k in left if left[k] != right[k])
+                differences = tuple([Difference(k, left[k], right[k]) for k in left if left[k] != right[k]])
                 first = differences[0].key
                 why = Reason("outcome" if first.startswith("expected:") else f"count.{first}", repetitions=(i, j),
                              differences=differences)

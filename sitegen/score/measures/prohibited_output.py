@@ -21,8 +21,9 @@ def prohibited_output(judged: JudgedRun, listed: bool = True) -> Iterator[Observ
 
 
 def _prohibited_found(verdict: m.StageVerdict) -> Reason | None:
-    hits = tuple((v.finding.id, v.key_finding) for v in verdict.findings if v.category == m.PROHIBITED)
-    return Reason("prohibited", hits=hits) if hits else None
+    # called for every stage of every answer and mostly empty: a list comprehension, not a generator fed to tuple()
+    hits = [(v.finding.id, v.key_finding) for v in verdict.findings if v.category == m.PROHIBITED]
+    return Reason("prohibited", hits=tuple(hits)) if hits else None
 
 
 MEASURE = Measure("PROHIBITED_OUTPUT", N_("No prohibited findings"), prohibited_output, REASONS, example_case="seal-detail-missing")

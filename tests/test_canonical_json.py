@@ -1,0 +1,186 @@
+"""The results record's canonical writer: the same bytes as the per-value writer it replaced, from a few C encoder calls."""
+
+import json
+import shutil
+import weakref
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sitegen.score.results as results_module
+import sitegen.score.verify as verify
+from sitegen.cli import main
+from sitegen.load.records import load_records
+from sitegen.score.results import FORMAT, canonical_json, read_results, result_to_json, write_results
+
+RECORDS = Path(__file__).resolve().parent.parent / "records"
+
+
+def reference_canonical_json(value: object) -> bytes:
+    """The writer as it was until the C-encoded one (kept verbatim as the oracle): one json.dumps per one-line value."""
+    parts: list[str] = []
+    _reference_encode(value, "", parts)
+    parts.append("\n")
+    return "".join(parts).encode("utf-8")
+
+
+def _reference_scalar(value: object) -> bool:
+    return not isinstance(value, (dict, list))
+
+
+def _reference_encode(value: object, indent: str, out: list[str]) -> None:
+    if isinstance(value, dict):
+        if not value:
+            out.append("{}")
+        elif all(_reference_scalar(v) for v in value.values()):
+            out.append(json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": ")))
+        else:
+            inner = indent + "  "
+            out.append("{")
+            for index, key in enumerate(sorted(value)):
+                out.append(("," if index else "") + "\n" + inner + json.dumps(key, ensure_ascii=False) + ": ")
+                _reference_encode(value[key], inner, out)
+            out.append("\n" + indent + "}")
+    elif isinstance(value, list):
+        if not value:
+            out.append("[]")
+        elif all(_reference_scalar(v) for v in value):
+            out.append(json.dumps(value, ensure_ascii=False, separators=(", ", ": ")))
+        else:
+            inner = indent + "  "
+            out.append("[")
+            for index, item in enumerate(value):
+                out.append(("," if index else "") + "\n" + inner)
+                _reference_encode(item, inner, out)
+            out.append("\n" + indent + "]")
+    else:
+        out.append(json.dumps(value, ensure_ascii=False))
+
+
+# strings built to look like the writer's own separators and boundaries, beside any other text (lone surrogates are
+# left out: neither writer can encode them as UTF-8)
+HOSTILE = st.sampled_from(["},\n{", "],\n[", ", ", ",\n", "\x00", "\n", '"', "\\", "}", "]", "{", "[", "\u2028",
+                           "\u202e", "\ufeff", "å", "😀", "\x1f", "\t", ": "])
+TEXT = st.lists(st.one_of(HOSTILE, st.text(st.characters(exclude_categories=("Cs",)), max_size=8)), max_size=4).map("".join)
+SCALARS = st.one_of(
+    st.none(), st.booleans(), TEXT,
+    st.integers(), st.integers(min_value=-(10 ** 40), max_value=10 ** 40),
+    st.floats(allow_nan=True, allow_infinity=True),
+)
+JSON = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=5), st.dictionaries(TEXT, inner, max_size=5)),
+                    max_leaves=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON)
+def test_the_canonical_writer_gives_the_bytes_of_the_per_value_writer(value):
+    assert canonical_json(value) == reference_canonical_json(value)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.dictionaries(TEXT, st.one_of(SCALARS, st.lists(SCALARS, max_size=3)), max_size=4), max_size=30))
+def test_many_one_line_values_side_by_side_keep_their_boundaries(observations):
+    # the shape of the results record: lists of one-line objects, which the writer encodes in one call and splits apart
+    value = {"runs": [{"observations": observations, "run": "r"}]}
+    assert canonical_json(value) == reference_canonical_json(value)
+
+
+def test_the_bundled_results_record_is_written_back_byte_for_byte():
+    data = (RECORDS / "results.json").read_bytes()
+    assert canonical_json(json.loads(data)) == data
+    assert write_results(read_results(data)) == data
+
+
+def test_the_writer_encodes_a_large_record_in_a_few_encoder_calls_not_one_per_line(monkeypatch):
+    # "as fast as C json.dumps": the cost of the record must not be a Python call into the encoder per line of it
+    calls = []
+    real_encode = json.JSONEncoder.encode
+    real_dumps = json.dumps
+    monkeypatch.setattr(json.JSONEncoder, "encode", lambda self, o: calls.append("encode") or real_encode(self, o))
+    monkeypatch.setattr(json, "dumps", lambda *a, **k: calls.append("dumps") or real_dumps(*a, **k))
+    observations = [{"measure": "GROUNDING", "case_version": f"cv-{i}", "repetition": "1", "stage": "report",
+                     "subject": f"e{i}", "result": "FAILED", "reason": "evidence", "detail": f"finding f{i}"} for i in range(2000)]
+    cases = [{"case_version": f"cv-{i}", "repetition": 1, "state": "PASS", "measures": {"GROUNDING": [1, 1]}} for i in range(2000)]
+    value = {"format": "sitegen.results/1", "runs": [{"run": "r", "cases": cases, "observations": observations}]}
+    lines = canonical_json(value).count(b"\n")
+    assert lines > 8000
+    assert len(calls) <= 4, f"{len(calls)} encoder calls for {lines} lines"
+
+
+def test_score_all_serializes_the_record_once_when_every_run_reproduces(tmp_path, monkeypatch, capsys):
+    root = tmp_path / "records"
+    shutil.copytree(RECORDS, root)
+    before = (root / "results.json").read_bytes()
+    written = []
+    real = verify.write_results
+    monkeypatch.setattr(verify, "write_results", lambda results: written.append(len(results)) or real(results))
+    assert main(["score", "--all", "--records", str(root)]) == 0
+    capsys.readouterr()
+    assert (root / "results.json").read_bytes() == before
+    assert len(written) == 1, f"the record was serialized {len(written)} times"
+
+
+def test_score_all_still_writes_a_run_it_adds(tmp_path, capsys):
+    root = tmp_path / "records"
+    shutil.copytree(RECORDS, root)
+    full = (root / "results.json").read_bytes()
+    record = json.loads(full)
+    dropped = record["runs"].pop()["run"]
+    (root / "results.json").write_bytes(canonical_json(record))
+    assert main(["score", "--all", "--records", str(root)]) == 0
+    assert f"{dropped}: " in capsys.readouterr().out
+    assert (root / "results.json").read_bytes() == full
+    assert load_records(root).results_json == full
+
+
+def test_score_all_reads_no_record_whose_bytes_are_the_fresh_results(tmp_path, monkeypatch, capsys):
+    # canonical bytes are the proof: a record equal to the fresh results' bytes reproduces, with nothing to parse or compare
+    root = tmp_path / "records"
+    shutil.copytree(RECORDS, root)
+    read = []
+    monkeypatch.setattr(verify, "read_results", lambda *a, **k: read.append(1) or read_results(*a, **k))
+    assert main(["score", "--all", "--records", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert read == []
+    assert out.count("(reproduces the record)") == len(json.loads((root / "results.json").read_bytes())["runs"])
+
+
+def test_score_all_still_refuses_a_reformatted_record_with_its_place(tmp_path, capsys):
+    root = tmp_path / "records"
+    shutil.copytree(RECORDS, root)
+    data = (root / "results.json").read_bytes()
+    (root / "results.json").write_bytes(data.replace(b'"format": "sitegen.results/1"', b'"format":  "sitegen.results/1"', 1))
+    assert main(["score", "--all", "--records", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "[results.not-canonical]" in err and f"{root / 'results.json'}:2:" in err
+
+
+def test_the_record_written_run_by_run_is_the_canonical_json_of_the_whole():
+    results = read_results((RECORDS / "results.json").read_bytes())
+    for chosen in (dict(results), {k: results[k] for k in list(results)[:1]}, {}):
+        whole = {"format": FORMAT, "runs": [result_to_json(chosen[k]) for k in sorted(chosen)]}
+        assert write_results(chosen) == canonical_json(whole) == reference_canonical_json(whole)
+
+
+class _Tracked(dict):
+    """A run's JSON tree that can be watched for being freed."""
+
+
+def test_the_record_is_written_with_one_run_tree_alive_at_a_time(monkeypatch):
+    alive: list[weakref.ref] = []
+    most = [0]
+    real = results_module.result_to_json
+
+    def tracked(result):
+        most[0] = max(most[0], sum(1 for ref in alive if ref() is not None))
+        tree = _Tracked(real(result))
+        alive.append(weakref.ref(tree))
+        return tree
+
+    monkeypatch.setattr(results_module, "result_to_json", tracked)
+    results = read_results((RECORDS / "results.json").read_bytes())
+    data = write_results(results)
+    assert len(alive) == len(results) > 2
+    assert most[0] == 0, f"{most[0]} earlier runs' trees were still alive when the next was made"
+    assert data == (RECORDS / "results.json").read_bytes()
