@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"sitegen score --all failed ({done.returncode}):\n{done.stdout}{done.stderr}")
-    reproduced = done.stdout.count("(reproduces the record)")
+    reproduced = done.stdout.count("(reproduces the record")  # "; sealed" or "; not sealed ..." may follow
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     report = {"records": str(args.records), "jobs": args.jobs, "wall_seconds": round(wall, 2), "cpu_seconds": round(cpu, 2),
               "peak_rss_mib": round(after.ru_maxrss / 1024), "runs_reproduced": reproduced}
