@@ -135,7 +135,8 @@ def test_score_all_still_writes_a_run_it_adds(tmp_path, capsys):
 
 
 def test_score_all_reads_no_record_whose_bytes_are_the_fresh_results(tmp_path, monkeypatch, capsys):
-    # canonical bytes are the proof: a record equal to the fresh results' bytes reproduces, with nothing to parse or compare
+    # canonical bytes are the proof: a record equal to the fresh results' bytes, sealed with today's inputs, reproduces with
+    # nothing to parse or compare
     root = tmp_path / "records"
     shutil.copytree(RECORDS, root)
     read = []
@@ -143,7 +144,7 @@ def test_score_all_reads_no_record_whose_bytes_are_the_fresh_results(tmp_path, m
     assert main(["score", "--all", "--records", str(root)]) == 0
     out = capsys.readouterr().out
     assert read == []
-    assert out.count("(reproduces the record)") == len(json.loads((root / "results.json").read_bytes())["runs"])
+    assert out.count("(reproduces the record; sealed)") == len(json.loads((root / "results.json").read_bytes())["runs"])
 
 
 def test_score_all_still_refuses_a_reformatted_record_with_its_place(tmp_path, capsys):
