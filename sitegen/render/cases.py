@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
@@ -50,6 +50,8 @@ class RepetitionInput:
     rerun_verdicts: tuple[tuple[str, StageVerdict], ...]
     # the run's observations of this case version and repetition that did not plainly pass, so a reader sees why here
     observations: tuple[Observation, ...] = ()
+    # an earlier repetition whose answer (and rerun) the engine repeated exactly, judged alike: its tables are not repeated
+    same_as: int | None = None
 
     @cached_property
     def reviewers(self) -> Mapping[str, str]:
@@ -104,21 +106,21 @@ class CaseRows:
     def __init__(self, macros: Any, document: str):
         self._macros = macros
         self._document = document
-        self._excerpts: dict[tuple, tuple[Any, bool]] = {}
+        self._excerpts: dict[tuple, tuple[Any, bool, bool]] = {}
         self._expected: dict[tuple, Any] = {}
         self._findings: dict[tuple, Any] = {}
 
     def expected(self, section_id: str, verdict: Any, mark: str | None = None) -> Any:
         """An expected finding's row in a stage's section: rendered once per verdict, the section's id put in after.
 
+        The passage is linked, not repeated: the case page shows it once, in the document and in the key.
+
         The row names its section in its id and its links. It is rendered with a stand-in for the section id that no
         rendered text can contain (a bare "<" is always escaped, and the templates never write "<§"), then split there.
         """
         parts = self._expected.get((verdict, mark))
         if parts is None:
-            passage = verdict.expected.passage
-            excerpt = None if passage is None else self._excerpt(passage.quote, passage.lines)[0]
-            parts = self._expected[(verdict, mark)] = tuple(str(self._macros.expected_row(verdict, _SECTION, excerpt, mark)).split(_SECTION))
+            parts = self._expected[(verdict, mark)] = tuple(str(self._macros.expected_row(verdict, _SECTION, mark)).split(_SECTION))
         return Markup(escape_output(section_id).join(parts))
 
     def finding(self, verdict: Any, stage: str, reviewers: Mapping[str, str]) -> Any:
@@ -131,17 +133,19 @@ class CaseRows:
         key = (verdict, stage, who)
         found = self._findings.get(key)
         if found is None:
-            excerpt, marked = self._excerpt(finding.quote, finding.location)
-            found = self._findings[key] = self._macros.finding_cells(verdict, stage, who, excerpt if marked else "")
+            excerpt, marked, verbatim = self._excerpt(finding.quote, finding.location)
+            found = self._findings[key] = self._macros.finding_cells(verdict, stage, who, excerpt if marked else "", verbatim)
         return found
 
-    def _excerpt(self, quote: str | None, lines: tuple[int, int] | None) -> tuple[Any, bool]:
-        """The rendered excerpt of passage_lines, and whether it marks any line at all."""
+    def _excerpt(self, quote: str | None, lines: tuple[int, int] | None) -> tuple[Any, bool, bool]:
+        """The rendered excerpt of passage_lines, whether it marks any line at all, and whether its mark is the quote itself
+        (one line, the marked text character for character the quote), so the quote need not be printed twice."""
         key = (quote, lines)
         found = self._excerpts.get(key)
         if found is None:
             marked = passage_lines(self._document, quote, lines)
-            found = self._excerpts[key] = (self._macros.excerpt(marked), bool(marked))
+            verbatim = quote is not None and len(marked) == 1 and marked[0].marked == quote
+            found = self._excerpts[key] = (self._macros.excerpt(marked), bool(marked), verbatim)
         return found
 
 
@@ -182,10 +186,28 @@ def collect_case(
                 stage_verdicts = tuple((stage, verdicts(answer, stage, False)) for stage in stages)
                 if answer.rerun is not None and answer.rerun.status != CRASHED:
                     rerun_verdicts = tuple((stage, verdicts(answer, stage, True)) for stage in stages)
-            reps.append(RepetitionInput(rep, run_states.get((cv_id, rep)), found.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts,
-                                        observed.get((cv_id, rep), ())))
+            made = RepetitionInput(rep, run_states.get((cv_id, rep)), found.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts,
+                                   observed.get((cv_id, rep), ()))
+            twin = _repeated(made, reps)
+            reps.append(made if twin is None else replace(made, same_as=twin))
         run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), tuple(reps)))
     return CaseInput(cv, pairs, tuple(run_inputs))
+
+
+def _repeated(rep: RepetitionInput, earlier: Iterable[RepetitionInput]) -> int | None:
+    """The first earlier repetition with the same answer and rerun, judged alike and marked alike, if any.
+
+    Its tables would be the same rows again (verdicts follow from the answer, the key and the scorer); the page shows
+    them once and says so. The marks (GROUNDING's result for each first miss) are compared too, as they are part of a row.
+    """
+    if rep.answer is None or not rep.verdicts:
+        return None
+    for other in earlier:
+        if other.same_as is None and other.answer is not None and other.verdicts == rep.verdicts \
+                and other.rerun_verdicts == rep.rerun_verdicts and other.answer.answer == rep.answer.answer \
+                and other.answer.rerun == rep.answer.rerun and other.marks == rep.marks:
+            return other.repetition
+    return None
 
 
 def pairs_by_case(records: Records) -> Mapping[str, tuple[tuple[Pair, str], ...]]:
