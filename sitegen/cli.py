@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=(
         f"the site folder to (re)place (default: {DEFAULT_OUT}): a new path, an empty folder or a site sitegen built; "
         "never the records, the current folder or one holding it"))
+    p.add_argument("--cache", default=None, metavar="DIR", help=(
+        "keep rendered pages in DIR (outside the site and the records) by the digest of what each is made of, so a "
+        "rebuild renders only pages whose inputs changed and stops at once when nothing did; same bytes as without"))
     _jobs_arg(p)
     noise = p.add_mutually_exclusive_group()
     noise.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
@@ -200,7 +203,8 @@ def _load(args, *, jobs: int = 1):
 
 def _build(args) -> int:
     progress = None if args.quiet else _Progress(verbose=args.verbose)
-    summary = build_site(Path(args.records), Path(args.out), jobs=args.jobs, progress=progress)
+    summary = build_site(Path(args.records), Path(args.out), jobs=args.jobs, progress=progress,
+                         cache=Path(args.cache) if args.cache is not None else None)
     if not args.quiet:
         print(f"built {summary.pages} pages and {summary.downloads} downloads into {summary.out}")
         print(f"open {summary.out / 'index.html'}")

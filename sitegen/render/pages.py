@@ -56,13 +56,16 @@ def iter_pages(
     jobs: int = 1,
     comparisons: Mapping[str, Any] | None = None,
     write: Callable[[Page], Any] | None = None,
+    cache: Any = None,
+    salt: bytes = b"",
 ) -> Iterator[Any]:
     """The pages of render_pages one at a time, in a fixed order, so a large site can be written without holding it all.
 
     With jobs > 1 the case and run pages (nearly all of a large site) are rendered in that many forked processes; the
     order, and so every byte, stays the same as with one. With `write` (the writer's PageWriter on its staging folder),
     those pages are written where they were rendered and what `write` returns comes in their place: a page's bytes
-    never travel between processes.
+    never travel between processes. With `cache` (a pagecache.PageCache) case and case-run pages whose inputs are
+    unchanged come from it; `salt` must then describe everything else they are made of (templates, catalogs, ...).
     """
     config = records.config
     languages = tuple(config.languages)
@@ -100,7 +103,8 @@ def iter_pages(
     case_ids = sorted(records.case_versions)
     job = PageJob(records, results, verdicts, renderers, languages, runs_by, states,
                   {run_id: headline.outcome for run_id, headline in headlines.items()},
-                  {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {}, write, pairs)
+                  {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {}, write, pairs,
+                  cache=cache, salt=salt)
     tasks = page_tasks(case_ids, published, runs_by)
     if jobs <= 1 or len(case_ids) < 2 * CASE_CHUNK:
         for task in tasks:
