@@ -27,7 +27,9 @@ ENTRY_MAGIC = b"sitegen-page/1\n"
 def page_key(salt: bytes, *inputs: Any) -> str:
     """The digest naming a page made from `inputs` by the renderer `salt` describes."""
     buffer = io.BytesIO()
-    _KeyPickler(buffer, protocol=5).dump(inputs)
+    pickler = _KeyPickler(buffer, protocol=5)
+    pickler.fast = True  # no memo: equal values pickle alike whether or not they are the same object
+    pickler.dump(inputs)
     digest = hashlib.sha256(salt)
     digest.update(buffer.getvalue())
     return digest.hexdigest()
