@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
+from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
 from markupsafe import Markup
@@ -22,7 +23,7 @@ from sitegen.core.model import (
     StageVerdict,
 )
 from sitegen.core.text import DocumentText
-from sitegen.render.environment import Page, Renderer, case_path
+from sitegen.render.environment import Page, Renderer, case_path, repetition_anchor
 from sitegen.render.templating import escape_output
 
 Verdicts = Callable[[Answer, str, bool], StageVerdict]
@@ -52,6 +53,9 @@ class RepetitionInput:
     observations: tuple[Observation, ...] = ()
     # an earlier repetition whose answer (and rerun) the engine repeated exactly, judged alike: its tables are not repeated
     same_as: int | None = None
+    # (section id, finding id) -> (row id, finding id) of an earlier finding on the page with the same kind, rules, flag,
+    # evidence and wording, which the row then links to instead of repeating them (shown_before)
+    earlier: Mapping[tuple[str, str], tuple[str, str]] = field(default_factory=lambda: MappingProxyType({}))
 
     @cached_property
     def reviewers(self) -> Mapping[str, str]:
@@ -109,6 +113,7 @@ class CaseRows:
         self._excerpts: dict[tuple, tuple[Any, bool, bool]] = {}
         self._expected: dict[tuple, Any] = {}
         self._findings: dict[tuple, Any] = {}
+        self._again: dict[tuple, Any] = {}
 
     def expected(self, section_id: str, verdict: Any, mark: str | None = None) -> Any:
         """An expected finding's row in a stage's section: rendered once per verdict, the section's id put in after.
@@ -135,6 +140,17 @@ class CaseRows:
         if found is None:
             excerpt, marked, verbatim = self._excerpt(finding.quote, finding.location)
             found = self._findings[key] = self._macros.finding_cells(verdict, stage, who, excerpt if marked else "", verbatim)
+        return found
+
+    def finding_again(self, verdict: Any, stage: str, reviewers: Mapping[str, str], target: tuple[str, str]) -> Any:
+        """A finding's row (after its opening tag) whose content an earlier row on the page shows (`target`: that row's id
+        and finding id): its verdict and a link there."""
+        finding = verdict.finding
+        who = reviewers.get(finding.id) if stage == "reviewer" else None
+        key = (verdict, stage, who, target)
+        found = self._again.get(key)
+        if found is None:
+            found = self._again[key] = self._macros.finding_again(verdict, stage, who, *target)
         return found
 
     def _excerpt(self, quote: str | None, lines: tuple[int, int] | None) -> tuple[Any, bool, bool]:
@@ -190,8 +206,33 @@ def collect_case(
                                    observed.get((cv_id, rep), ()))
             twin = _repeated(made, reps)
             reps.append(made if twin is None else replace(made, same_as=twin))
-        run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), tuple(reps)))
+        run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), shown_before(reps)))
     return CaseInput(cv, pairs, tuple(run_inputs))
+
+
+def shown_before(reps: Iterable[RepetitionInput]) -> tuple[RepetitionInput, ...]:
+    """Each repetition with `earlier` filled in, in the order the page shows sections: repetitions, then the answer's
+    stages, then the rerun's. A report finding usually repeats the reviewer finding it was merged from, and a repetition
+    mostly repeats the one before: such a row names its verdict and links to the first row with the same content."""
+    first: dict[tuple, str] = {}
+    done = []
+    for rep in reps:
+        if rep.same_as is not None:
+            done.append(rep)
+            continue
+        earlier: dict[tuple[str, str], str] = {}
+        anchor = repetition_anchor(rep.repetition)
+        sections = [(repetition_anchor(rep.repetition, stage), verdict) for stage, verdict in rep.verdicts]
+        sections += [(f"{anchor}-rerun-{stage}", verdict) for stage, verdict in rep.rerun_verdicts]
+        for section_id, verdict in sections:
+            for v in verdict.findings:
+                f = v.finding
+                content = (f.kind, f.rule, f.supporting_rules, f.missing, f.quote, f.location, f.wording)
+                row = first.setdefault(content, (f"{section_id}-f-{f.id}", f.id))
+                if row[0] != f"{section_id}-f-{f.id}":
+                    earlier[(section_id, f.id)] = row
+        done.append(replace(rep, earlier=MappingProxyType(earlier)) if earlier else rep)
+    return tuple(done)
 
 
 def _repeated(rep: RepetitionInput, earlier: Iterable[RepetitionInput]) -> int | None:
