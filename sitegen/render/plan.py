@@ -119,13 +119,15 @@ class PageJob:
         return self._current["run"][1]
 
 
-def page_tasks(case_ids: Sequence[str], published: Sequence[Run], runs_by_case: Mapping[str, tuple[Run, ...]]) -> list[tuple[str, str | None, Sequence]]:
-    """Case pages first, then run by run the run's own pages and its case pages: a run's answers are unpacked once."""
+def page_tasks(case_ids: Sequence[str], published: Sequence[Run], runs_by_case: Mapping[str, tuple[Run, ...]],
+               detail: Callable[[str, str], bool] = lambda cv, run: True) -> list[tuple[str, str | None, Sequence]]:
+    """Case pages first, then run by run the run's own pages and its case pages (those `detail` keeps): a run's answers are
+    unpacked once."""
     tasks: list[tuple[str, str | None, Sequence]] = [("case", None, case_ids[i : i + CASE_CHUNK])
                                                       for i in range(0, len(case_ids), CASE_CHUNK)]
     for run in published:
         tasks.extend(("run", run.id, (part,)) for part in range(RUN_TASK_PARTS))
-        in_run = [cv_id for cv_id in case_ids if run in runs_by_case.get(cv_id, ())]
+        in_run = [cv_id for cv_id in case_ids if run in runs_by_case.get(cv_id, ()) and detail(cv_id, run.id)]
         tasks.extend(("case-run", run.id, in_run[i : i + CASE_CHUNK]) for i in range(0, len(in_run), CASE_CHUNK))
     return tasks
 
