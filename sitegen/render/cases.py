@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
 from markupsafe import Markup
@@ -55,7 +54,7 @@ class RepetitionInput:
     same_as: int | None = None
     # (section id, finding id) -> (row id, finding id) of an earlier finding on the page with the same kind, rules, flag,
     # evidence and wording, which the row then links to instead of repeating them (shown_before)
-    earlier: Mapping[tuple[str, str], tuple[str, str]] = field(default_factory=lambda: MappingProxyType({}))
+    earlier: Mapping[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
 
     @cached_property
     def reviewers(self) -> Mapping[str, str]:
@@ -220,7 +219,7 @@ def shown_before(reps: Iterable[RepetitionInput]) -> tuple[RepetitionInput, ...]
         if rep.same_as is not None:
             done.append(rep)
             continue
-        earlier: dict[tuple[str, str], str] = {}
+        earlier: dict[tuple[str, str], tuple[str, str]] = {}
         anchor = repetition_anchor(rep.repetition)
         sections = [(repetition_anchor(rep.repetition, stage), verdict) for stage, verdict in rep.verdicts]
         sections += [(f"{anchor}-rerun-{stage}", verdict) for stage, verdict in rep.rerun_verdicts]
@@ -231,7 +230,7 @@ def shown_before(reps: Iterable[RepetitionInput]) -> tuple[RepetitionInput, ...]
                 row = first.setdefault(content, (f"{section_id}-f-{f.id}", f.id))
                 if row[0] != f"{section_id}-f-{f.id}":
                     earlier[(section_id, f.id)] = row
-        done.append(replace(rep, earlier=MappingProxyType(earlier)) if earlier else rep)
+        done.append(replace(rep, earlier=earlier) if earlier else rep)
     return tuple(done)
 
 
