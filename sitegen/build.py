@@ -21,17 +21,22 @@ from sitegen.publish.exportcontext import ExportContext
 from sitegen.publish.exports import check_export_names, export_files
 from sitegen.publish.provenance import Provenance, check_provenance
 from sitegen.publish.site import PageWriter, check_out_dir, sha256sums, staging, write_site
+from sitegen.publish.stamp import Stamp, forget_stamp, input_digest, read_stamp, site_files, up_to_date, write_stamp
 from sitegen.render.catalogs import load_catalogs
 from sitegen.render.feed import FEED_PATH, feed_path, render_atom, render_changelog_json
+from sitegen.render.pagecache import PageCache, folders_digest, page_key
 from sitegen.render.pages import iter_pages
 from sitegen.score.comparison import Comparison
 from sitegen.score.scoring import verdict_source
 from sitegen.score.results import read_results
 from sitegen.score.verify import Verified, verify_published
+from sitegen import __version__
 
 # Where sitegen reads its templates (with the static files and the prose) and its catalogs: its source folder.
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
+# What a page is made of besides the records: sitegen's own code, its templates (with the prose) and its catalogs.
+SOURCES = (Path(__file__).resolve().parent, TEMPLATES, LOCALES)
 
 Progress = Callable[[str, str], None]
 
@@ -74,6 +79,14 @@ def build_date(records: m.Records, environ=os.environ) -> str:
 def check_out(out: Path, *, records_dir: Path) -> Path:
     """The folder a site may replace (publish/site.check_out_dir), checked before anything is read or written."""
     return check_out_dir(Path(out), records_dir=Path(records_dir))
+
+
+def check_cache(cache: Path, *, out: Path, records_dir: Path) -> None:
+    """A cache inside the site would be swapped away with it, one inside the records would change them: both refused."""
+    where = cache.resolve()
+    for name, folder in (("the site folder", out.resolve()), ("the records folder", records_dir.resolve())):
+        if where == folder or folder in where.parents or where in folder.parents:
+            raise UsageError(f"--cache {cache}: the cache must lie outside {name} {folder} and not hold it")
 
 
 def check_sources() -> None:
@@ -200,7 +213,16 @@ def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
     return ()
 
 
-def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None, write=None):
+def render_salt(checked: Checked, *, detail_runs: int | None = None) -> bytes:
+    """What every cached page is made of besides its own inputs: sitegen, templates, catalogs, configuration, languages, date,
+    how many runs keep their case pages."""
+    config = checked.records.config
+    return bytes.fromhex(page_key(folders_digest(*SOURCES), __version__, config, tuple(config.languages), checked.build_date,
+                                  detail_runs))
+
+
+def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None, write=None, cache: PageCache | None = None,
+                detail_runs: int | None = None):
     """All pages (a generator: a large site is never held in memory at once) and the extra files; same input, same bytes.
 
     `write` (a site.PageWriter on the staging folder) lets the processes that render most pages write them too.
@@ -212,7 +234,8 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
     pages = iter_pages(records, checked.results, verdicts=verdict_source(records), changelog=checked.changelog,
                        catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, templates=TEMPLATES,
                        jobs=jobs, comparisons=checked.comparisons, write=write, provenance=checked.provenance,
-                       exports=tuple(name for name, _ in checked.exports), reasons=checked.reasons)
+                       exports=tuple(name for name, _ in checked.exports), reasons=checked.reasons, cache=cache,
+                       detail_runs=detail_runs, salt=render_salt(checked, detail_runs=detail_runs) if cache is not None else b"")
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     url, updated = records.config.base_url, checked.build_date
     extra = (
@@ -226,20 +249,44 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
 
 
 def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progress | None = None,
-               signing_key: Path | None = None) -> BuildSummary:
+               signing_key: Path | None = None, cache: Path | None = None, detail_runs: int | None = None) -> BuildSummary:
     """Check everything, render everything, then replace `out` in one swap; a failure leaves `out` untouched.
 
     First of all `out` is checked (site.check_out_dir): a folder that is not a site sitegen built, the records, the
     working folder, or a file are refused with an OutFolderError before a record is read or anything is written.
+    With `cache` (a folder outside the site), a build whose every input is unchanged and whose site is untouched
+    stops before reading the records (publish/stamp.py), and case and case-run pages whose inputs are unchanged are
+    taken from the cache instead of rendered (render/pagecache.py); the site is the same, byte for byte.
+    With `detail_runs` K only the newest K runs of each case version get their page per case (see README, "Growth").
     """
     target = check_out(Path(out), records_dir=Path(records_dir))
+    if cache is not None:
+        check_cache(Path(cache), out=target, records_dir=Path(records_dir))
+    pages_cache = PageCache.open(Path(cache)) if cache is not None else None
+    inputs = None
+    if pages_cache is not None and pages_cache.usable:
+        check_sources()
+        inputs = input_digest(Path(records_dir), SOURCES, version=f"{__version__} detail-runs={detail_runs}")
+        stamp = read_stamp(pages_cache) if signing_key is None else None  # a signature is asked for afresh every time
+        if up_to_date(stamp, inputs, target):
+            if progress:
+                progress("up to date", f"nothing changed since the site in {out} was built")
+            return BuildSummary(Path(out), stamp.pages, stamp.downloads)
+    elif pages_cache is not None and progress:
+        progress("cache", f"{cache} is not a sitegen cache (no {pages_cache.root.name}/CACHEDIR.TAG of sitegen's): not used")
     checked = check_records(Path(records_dir), progress=progress, jobs=jobs, signing_key=signing_key)
     with staging(target) as folder:
-        pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder))
+        pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder),
+                                              cache=pages_cache if inputs is not None else None, detail_runs=detail_runs)
         if progress:
             progress("write", f"{len(published)} downloads and the pages into {out}")
+        if inputs is not None:
+            forget_stamp(pages_cache)  # the site it describes is about to be replaced
         manifest = write_site(_counting(pages, progress), target, published=published, extra_files=extra, staged=folder)
-    return BuildSummary(Path(out), sum(1 for f in manifest.files if f.path.endswith(".html")), len(published))
+    summary = BuildSummary(Path(out), sum(1 for f in manifest.files if f.path.endswith(".html")), len(published))
+    if inputs is not None and signing_key is None:  # a signed site is never said to be up to date: see above
+        write_stamp(pages_cache, Stamp(inputs, str(target), site_files(target), summary.pages, summary.downloads))
+    return summary
 
 
 def _counting(pages, progress: Progress | None, every: int = 5000):

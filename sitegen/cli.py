@@ -59,6 +59,11 @@ def _worker_count(text: str) -> int:
     return value
 
 
+def _run_count(text: str) -> int:
+    """--detail-runs K: one run or more."""
+    return _worker_count(text)
+
+
 def _port(text: str) -> int:
     """--port N: a TCP port, or 0 for one the system picks (the line saying where it serves names it)."""
     value = _whole_number(text)
@@ -81,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=(
         f"the site folder to (re)place (default: {DEFAULT_OUT}): a new path, an empty folder or a site sitegen built; "
         "never the records, the current folder or one holding it"))
+    p.add_argument("--cache", default=None, metavar="DIR", help=(
+        "keep rendered pages in DIR (outside the site and the records) by the digest of what each is made of, so a "
+        "rebuild renders only pages whose inputs changed and stops at once when nothing did; same bytes as without"))
+    p.add_argument("--detail-runs", type=_run_count, default=None, metavar="K", help=(
+        "give each case version a page per run for its newest K runs only; older runs are summarised on the case page "
+        "(states per repetition) and their answers stay in the downloads (default: every run)"))
     _jobs_arg(p)
     p.add_argument("--signing-key", metavar="KEY", help=(
         "an OpenSSH private key (Ed25519) to sign SHA256SUMS with, as downloads/SHA256SUMS.sig; default: the environment "
@@ -224,7 +235,8 @@ def _signing_key(args) -> Path | None:
 
 def _build(args) -> int:
     progress = None if args.quiet else _Progress(verbose=args.verbose)
-    summary = build_site(Path(args.records), Path(args.out), jobs=args.jobs, progress=progress, signing_key=_signing_key(args))
+    summary = build_site(Path(args.records), Path(args.out), jobs=args.jobs, progress=progress, signing_key=_signing_key(args),
+                         cache=Path(args.cache) if args.cache is not None else None, detail_runs=args.detail_runs)
     if not args.quiet:
         print(f"built {summary.pages} pages and {summary.downloads} downloads into {summary.out}")
         print(f"open {summary.out / 'index.html'}")

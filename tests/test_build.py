@@ -408,7 +408,9 @@ def test_documents_and_engine_text_are_marked_with_their_language(bundled_site):
     assert '<ol class="document" lang="sv">' in case
     assert '<dd lang="sv">' in case  # rule texts
     answer = (bundled_site / "en" / "cases" / "cu" / "cure-unchecked" / "2026-09-16-release.html").read_text(encoding="utf-8")
-    assert re.search(r'<td class="wording" lang="sv"[ >]', answer) and '<q class="quote" lang="sv">' in answer
+    assert re.search(r'<td class="wording" lang="sv"[ >]', answer)
+    # a quote is shown marked in its lines (and as a quotation too only when it is not the document's text verbatim)
+    assert '<ol class="excerpt" lang="sv">' in answer
 
 
 def test_every_observation_that_did_not_pass_is_explained_on_the_case_pages_it_concerns(bundled_site):

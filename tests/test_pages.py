@@ -683,9 +683,7 @@ def test_an_expected_row_is_the_macros_output_whatever_its_text_holds(records_di
     document = "Heading\nThe note says <§> here\nand ends."
     rows = CaseRows(renderer.case_rows, document)
     for section in ("rep-1-reviewer", 'r"<§>&2'):
-        passage = verdict.expected.passage
-        excerpt = None if passage is None else renderer.case_rows.excerpt(passage_lines(document, passage.quote, passage.lines))
-        assert rows.expected(section, verdict) == renderer.case_rows.expected_row(verdict, section, excerpt)
+        assert rows.expected(section, verdict) == renderer.case_rows.expected_row(verdict, section)
 
 
 # --- why an observation did not pass, on the case's own page ------------------------------

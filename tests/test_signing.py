@@ -148,3 +148,19 @@ def test_the_signature_check_works_as_the_page_writes_it(tmp_path, signed, lang)
     assert done.returncode == 0 and done.stdout.startswith("Good"), done.stdout + done.stderr
     (saved / "SHA256SUMS").write_bytes((saved / "SHA256SUMS").read_bytes() + b"\n")
     assert subprocess.run(["sh", "-c", command], cwd=saved, capture_output=True, text=True).returncode != 0
+
+
+def test_a_cached_build_signs_when_asked_and_drops_the_signature_when_not(tmp_path, signed, capsys, monkeypatch):
+    """A build with nothing changed may stop early with a cache, but a signature is asked for by the build, not the
+    records: signing after an unsigned build signs, and an unsigned build after a signed one is unsigned again."""
+    root, key = signed
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1788220800")
+    monkeypatch.delenv("SITEGEN_SIGNING_KEY", raising=False)
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    common = ["build", "--records", str(root), "--out", str(out), "--quiet", "--cache", str(cache)]
+    assert main(common) == 0, capsys.readouterr().err
+    assert not (out / "downloads" / "SHA256SUMS.sig").exists()
+    assert main(common + ["--signing-key", str(key)]) == 0, capsys.readouterr().err
+    assert (out / "downloads" / "SHA256SUMS.sig").read_bytes().startswith(b"-----BEGIN SSH SIGNATURE-----")
+    assert main(common) == 0, capsys.readouterr().err
+    assert not (out / "downloads" / "SHA256SUMS.sig").exists()

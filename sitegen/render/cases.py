@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
@@ -22,7 +22,7 @@ from sitegen.core.model import (
     StageVerdict,
 )
 from sitegen.core.text import DocumentText
-from sitegen.render.environment import Page, Renderer, case_path
+from sitegen.render.environment import Page, Renderer, case_path, repetition_anchor
 from sitegen.render.templating import escape_output
 from sitegen.score.measures.base import Reason
 from sitegen.score.reasons import ReasonSource
@@ -54,6 +54,11 @@ class RepetitionInput:
     observations: tuple[Observation, ...] = ()
     # the structured reason of each of those observations (score/reasons.py), which the page words in its language
     reasons: Mapping[Observation, Reason] = field(default_factory=dict)
+    # an earlier repetition whose answer (and rerun) the engine repeated exactly, judged alike: its tables are not repeated
+    same_as: int | None = None
+    # (section id, finding id) -> (row id, finding id) of an earlier finding on the page with the same kind, rules, flag,
+    # evidence and wording, which the row then links to instead of repeating them (shown_before)
+    earlier: Mapping[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
 
     @cached_property
     def reviewers(self) -> Mapping[str, str]:
@@ -108,21 +113,22 @@ class CaseRows:
     def __init__(self, macros: Any, document: str):
         self._macros = macros
         self._document = document
-        self._excerpts: dict[tuple, tuple[Any, bool]] = {}
+        self._excerpts: dict[tuple, tuple[Any, bool, bool]] = {}
         self._expected: dict[tuple, Any] = {}
         self._findings: dict[tuple, Any] = {}
+        self._again: dict[tuple, Any] = {}
 
     def expected(self, section_id: str, verdict: Any, mark: str | None = None) -> Any:
         """An expected finding's row in a stage's section: rendered once per verdict, the section's id put in after.
+
+        The passage is linked, not repeated: the case page shows it once, in the document and in the key.
 
         The row names its section in its id and its links. It is rendered with a stand-in for the section id that no
         rendered text can contain (a bare "<" is always escaped, and the templates never write "<§"), then split there.
         """
         parts = self._expected.get((verdict, mark))
         if parts is None:
-            passage = verdict.expected.passage
-            excerpt = None if passage is None else self._excerpt(passage.quote, passage.lines)[0]
-            parts = self._expected[(verdict, mark)] = tuple(str(self._macros.expected_row(verdict, _SECTION, excerpt, mark)).split(_SECTION))
+            parts = self._expected[(verdict, mark)] = tuple(str(self._macros.expected_row(verdict, _SECTION, mark)).split(_SECTION))
         return Markup(escape_output(section_id).join(parts))
 
     def finding(self, verdict: Any, stage: str, reviewers: Mapping[str, str]) -> Any:
@@ -135,17 +141,30 @@ class CaseRows:
         key = (verdict, stage, who)
         found = self._findings.get(key)
         if found is None:
-            excerpt, marked = self._excerpt(finding.quote, finding.location)
-            found = self._findings[key] = self._macros.finding_cells(verdict, stage, who, excerpt if marked else "")
+            excerpt, marked, verbatim = self._excerpt(finding.quote, finding.location)
+            found = self._findings[key] = self._macros.finding_cells(verdict, stage, who, excerpt if marked else "", verbatim)
         return found
 
-    def _excerpt(self, quote: str | None, lines: tuple[int, int] | None) -> tuple[Any, bool]:
-        """The rendered excerpt of passage_lines, and whether it marks any line at all."""
+    def finding_again(self, verdict: Any, stage: str, reviewers: Mapping[str, str], target: tuple[str, str]) -> Any:
+        """A finding's row (after its opening tag) whose content an earlier row on the page shows (`target`: that row's id
+        and finding id): its verdict and a link there."""
+        finding = verdict.finding
+        who = reviewers.get(finding.id) if stage == "reviewer" else None
+        key = (verdict, stage, who, target)
+        found = self._again.get(key)
+        if found is None:
+            found = self._again[key] = self._macros.finding_again(verdict, stage, who, *target)
+        return found
+
+    def _excerpt(self, quote: str | None, lines: tuple[int, int] | None) -> tuple[Any, bool, bool]:
+        """The rendered excerpt of passage_lines, whether it marks any line at all, and whether its mark is the quote itself
+        (one line, the marked text character for character the quote), so the quote need not be printed twice."""
         key = (quote, lines)
         found = self._excerpts.get(key)
         if found is None:
             marked = passage_lines(self._document, quote, lines)
-            found = self._excerpts[key] = (self._macros.excerpt(marked), bool(marked))
+            verbatim = quote is not None and len(marked) == 1 and marked[0].marked == quote
+            found = self._excerpts[key] = (self._macros.excerpt(marked), bool(marked), verbatim)
         return found
 
 
@@ -189,10 +208,53 @@ def collect_case(
                     rerun_verdicts = tuple((stage, verdicts(answer, stage, True)) for stage in stages)
             shown = observed.get((cv_id, rep), ())
             why = reasons.reasons(run.id, shown) if reasons is not None and shown else {}
-            reps.append(RepetitionInput(rep, run_states.get((cv_id, rep)), found.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts,
-                                        shown, why))
-        run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), tuple(reps)))
+            made = RepetitionInput(rep, run_states.get((cv_id, rep)), found.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts,
+                                   shown, why)
+            twin = _repeated(made, reps)
+            reps.append(made if twin is None else replace(made, same_as=twin))
+        run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), shown_before(reps)))
     return CaseInput(cv, pairs, tuple(run_inputs))
+
+
+def shown_before(reps: Iterable[RepetitionInput]) -> tuple[RepetitionInput, ...]:
+    """Each repetition with `earlier` filled in, in the order the page shows sections: repetitions, then the answer's
+    stages, then the rerun's. A report finding usually repeats the reviewer finding it was merged from, and a repetition
+    mostly repeats the one before: such a row names its verdict and links to the first row with the same content."""
+    first: dict[tuple, str] = {}
+    done = []
+    for rep in reps:
+        if rep.same_as is not None:
+            done.append(rep)
+            continue
+        earlier: dict[tuple[str, str], tuple[str, str]] = {}
+        anchor = repetition_anchor(rep.repetition)
+        sections = [(repetition_anchor(rep.repetition, stage), verdict) for stage, verdict in rep.verdicts]
+        sections += [(f"{anchor}-rerun-{stage}", verdict) for stage, verdict in rep.rerun_verdicts]
+        for section_id, verdict in sections:
+            for v in verdict.findings:
+                f = v.finding
+                content = (f.kind, f.rule, f.supporting_rules, f.missing, f.quote, f.location, f.wording)
+                row = first.setdefault(content, (f"{section_id}-f-{f.id}", f.id))
+                if row[0] != f"{section_id}-f-{f.id}":
+                    earlier[(section_id, f.id)] = row
+        done.append(replace(rep, earlier=earlier) if earlier else rep)
+    return tuple(done)
+
+
+def _repeated(rep: RepetitionInput, earlier: Iterable[RepetitionInput]) -> int | None:
+    """The first earlier repetition with the same answer and rerun, judged alike and marked alike, if any.
+
+    Its tables would be the same rows again (verdicts follow from the answer, the key and the scorer); the page shows
+    them once and says so. The marks (GROUNDING's result for each first miss) are compared too, as they are part of a row.
+    """
+    if rep.answer is None or not rep.verdicts:
+        return None
+    for other in earlier:
+        if other.same_as is None and other.answer is not None and other.verdicts == rep.verdicts \
+                and other.rerun_verdicts == rep.rerun_verdicts and other.answer.answer == rep.answer.answer \
+                and other.answer.rerun == rep.answer.rerun and other.marks == rep.marks:
+            return other.repetition
+    return None
 
 
 def pairs_by_case(records: Records) -> Mapping[str, tuple[tuple[Pair, str], ...]]:

@@ -37,6 +37,26 @@ def repetition_anchor(repetition: str | int, stage: str | None = None) -> str:
     return f"r{first}-{stage}" if stage else f"r{first}"
 
 
+class Detail:
+    """Which case versions keep a page per run (`sitegen build --detail-runs K`): each its newest K runs, or every run.
+
+    A run beyond them is summarised on the case page (its states per repetition), with its data in the downloads.
+    """
+
+    def __init__(self, runs_by_case: Mapping[str, tuple[Any, ...]] | None = None, newest: int | None = None):
+        self.newest = newest
+        self._kept = None if newest is None else {cv: frozenset(r.id for r in runs[:newest]) for cv, runs in (runs_by_case or {}).items()}
+
+    def __call__(self, case_version: str, run: str) -> bool:
+        return self._kept is None or run in self._kept.get(case_version, ())
+
+    def link(self, case_version: str, run: str, anchor: str) -> str:
+        """Where a link to a case version's page for a run (at `anchor`) goes: that page, or the case page's outcomes."""
+        if self(case_version, run):
+            return f"{case_path(case_version, run)}#{anchor}"
+        return f"{case_path(case_version)}#outcomes-heading"
+
+
 # Every page carries it in a <meta> element, and `sitegen serve` sends it as a header: no script, nothing from another host.
 CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
 
@@ -44,7 +64,8 @@ CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self' 
 class Renderer:
     """One compiled Jinja environment per locale, so templates compile once and gettext never crosses languages."""
 
-    def __init__(self, lang: str, translations: Any, *, templates: Path, config: Any, languages: tuple[str, ...], build_date: str):
+    def __init__(self, lang: str, translations: Any, *, templates: Path, config: Any, languages: tuple[str, ...], build_date: str,
+                 detail: Detail | None = None):
         self.lang = lang
         self.config = config
         self.languages = languages
@@ -67,6 +88,7 @@ class Renderer:
             config=config,
             build_date=build_date,
             case_path=case_path,
+            detailed=detail or Detail(),
             anchor=repetition_anchor,
             pair_reading=pair_reading,
             reason_form=REASON_FORMS,

@@ -10,7 +10,7 @@ from sitegen.changelog.changes import Changelog
 from sitegen.core.model import InMemoryFile, Records, RunResult, SourceFile
 from sitegen.core.workers import ordered_map
 from sitegen.render.cases import Verdicts, pairs_by_case
-from sitegen.render.environment import Page, Renderer
+from sitegen.render.environment import Detail, Page, Renderer
 from sitegen.render.facts import run_summaries, site_facts
 from sitegen.render.plan import CASE_CHUNK, PageJob, page_tasks, render_in_worker
 from sitegen.render.prose import load_content, render_sitemap
@@ -60,6 +60,9 @@ def iter_pages(
     exports: Collection[str] = (),
     provenance: Any = None,
     reasons: Mapping[str, bytes] | None = None,
+    cache: Any = None,
+    salt: bytes = b"",
+    detail_runs: int | None = None,
 ) -> Iterator[Any]:
     """The pages of render_pages one at a time, in a fixed order, so a large site can be written without holding it all.
 
@@ -68,7 +71,9 @@ def iter_pages(
     those pages are written where they were rendered and what `write` returns comes in their place: a page's bytes
     never travel between processes. `exports` names the downloads that are standard exports (listed apart). `reasons`
     are the verifying pass's packed reasons per run (score/reasons.py); a run without them has its reasons derived again
-    where its pages show them.
+    where its pages show them. With `cache` (a pagecache.PageCache) case and case-run
+    pages whose inputs are unchanged come from it; `salt` must then describe everything else they are made of (templates,
+    catalogs, ...). With `detail_runs` K, a case version has a page per run for its newest K runs only (environment.Detail).
     """
     config = records.config
     languages = tuple(config.languages)
@@ -80,7 +85,10 @@ def iter_pages(
     content_root = content_dir or templates / "content"
     headlines, states = run_summaries(results, published)
     site = site_facts(records, headlines, published, changelog)
-    renderers = {lang: Renderer(lang, catalogs[lang], templates=templates, config=config, languages=languages, build_date=build_date)
+    runs_by = runs_by_case(records, published)
+    detail = Detail(runs_by, detail_runs)
+    renderers = {lang: Renderer(lang, catalogs[lang], templates=templates, config=config, languages=languages, build_date=build_date,
+                                detail=detail)
                  for lang in languages}
     examples = {m: (cv if cv in records.case_versions else None) for m, cv in EXAMPLE_CASES.items()}
     paths: list[str] = []  # for the sitemap; only paths are kept, never the pages
@@ -101,13 +109,13 @@ def iter_pages(
     default = renderers[config.default_language]
     yield keep(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))
     yield keep(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
-    runs_by = runs_by_case(records, published)
     pairs = pairs_by_case(records)
     case_ids = sorted(records.case_versions)
     job = PageJob(records, results, verdicts, renderers, languages, runs_by, states,
                   {run_id: headline.outcome for run_id, headline in headlines.items()},
-                  {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {}, write, pairs, reasons or {})
-    tasks = page_tasks(case_ids, published, runs_by)
+                  {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {}, write, pairs, reasons or {},
+                  cache=cache, salt=salt)
+    tasks = page_tasks(case_ids, published, runs_by, detail)
     if jobs <= 1 or len(case_ids) < 2 * CASE_CHUNK:
         for task in tasks:
             yield from map(keep, job.render_task(task))

@@ -7,7 +7,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from sitegen.core.model import Pair, Records, Run, RunResult
 from sitegen.render.cases import Verdicts, collect_case, render_case_page, render_case_runs
-from sitegen.render.environment import Page, Renderer
+from sitegen.render.environment import Page, Renderer, case_path
+from sitegen.render.pagecache import PageCache, page_key
 from sitegen.render.views import index_cases, index_observations, run_grid, run_listings
 from sitegen.score.reasons import ReasonSource
 
@@ -33,6 +34,8 @@ class PageJob:
     write: Callable[[Page], Any] | None
     pairs: Mapping[str, tuple[tuple[Pair, str], ...]]  # pairs_by_case
     reasons: Mapping[str, bytes] = field(default_factory=dict)  # run id -> its observations' reasons, packed
+    cache: PageCache | None = None  # case and case-run pages by the digest of their inputs (pagecache.py)
+    salt: bytes = b""  # what every page is also made from: sitegen, templates, catalogs, configuration, date
     _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
 
     def render_task(self, task: tuple[str, str | None, Sequence]) -> list[Any]:
@@ -52,7 +55,9 @@ class PageJob:
             for cv_id in case_ids:
                 bundle = collect_case(self.records, cv_id, self.runs_by_case.get(cv_id, ()), self.states, self.outcomes, verdicts=None,
                                       pairs=self.pairs.get(cv_id, ()))
-                pages.extend(render_case_page(self.renderers[lang], bundle) for lang in self.languages)
+                for lang in self.languages:
+                    pages.append(self._cached(lang, case_path(cv_id), ("case", bundle),
+                                              lambda lang=lang: render_case_page(self.renderers[lang], bundle)))
             return pages
         if self._current.get("cases", (None,))[0] != run_id:
             result = self.results.get(run_id)
@@ -60,11 +65,34 @@ class PageJob:
         found, observed = self._current["cases"][1:]
         for cv_id in case_ids:
             run = next(r for r in self.runs_by_case[cv_id] if r.id == run_id)
-            bundle = collect_case(self.records, cv_id, (run,), self.states, self.outcomes, verdicts=self.verdicts,
-                                  case_results=found, pairs=self.pairs.get(cv_id, ()), observations=observed,
-                                  reasons=self._reasons())
-            pages.extend(page for lang in self.languages for page in render_case_runs(self.renderers[lang], bundle))
+            made: dict[str, Page] = {}
+
+            def render(lang: str, cv_id=cv_id, run=run) -> Page:
+                if "bundle" not in made:  # judged once for every language, and only when some language's page is not cached
+                    made["bundle"] = collect_case(self.records, cv_id, (run,), self.states, self.outcomes, verdicts=self.verdicts,
+                                                  case_results=found, pairs=self.pairs.get(cv_id, ()), observations=observed,
+                                                  reasons=self._reasons())
+                (page,) = render_case_runs(self.renderers[lang], made["bundle"])
+                return page
+
+            inputs = ("case-run", self.records.case_versions[cv_id], run, self.records.stages(run), self.outcomes.get(run.id),
+                      tuple((rep, self.states.get(run.id, {}).get((cv_id, rep)), found.get(run_id, {}).get((cv_id, rep)),
+                             self.records.answers.get((run.id, cv_id, rep)), observed.get(run_id, {}).get((cv_id, rep), ()))
+                            for rep in range(1, run.repetitions + 1)))
+            pages.extend(self._cached(lang, case_path(cv_id, run_id), inputs, lambda lang=lang: render(lang)) for lang in self.languages)
         return pages
+
+    def _cached(self, lang: str, rest: str, inputs: tuple, render: Callable[[], Page]) -> Page:
+        """The page from the cache when its inputs are unchanged, else rendered (and stored)."""
+        if self.cache is None:
+            return render()
+        key = page_key(self.salt, lang, rest, inputs)
+        data = self.cache.get(key)
+        if data is not None:
+            return Page(f"{lang}/{rest}", data)
+        page = render()
+        self.cache.put(key, page.data)
+        return page
 
     def render_run(self, run_id: str, part: int) -> list[Page]:
         """One of RUN_TASK_PARTS slices of a run's own pages (its page and the continuation pages of its long lists)."""
@@ -104,13 +132,15 @@ class PageJob:
         return self._current["run"][1]
 
 
-def page_tasks(case_ids: Sequence[str], published: Sequence[Run], runs_by_case: Mapping[str, tuple[Run, ...]]) -> list[tuple[str, str | None, Sequence]]:
-    """Case pages first, then run by run the run's own pages and its case pages: a run's answers are unpacked once."""
+def page_tasks(case_ids: Sequence[str], published: Sequence[Run], runs_by_case: Mapping[str, tuple[Run, ...]],
+               detail: Callable[[str, str], bool] = lambda cv, run: True) -> list[tuple[str, str | None, Sequence]]:
+    """Case pages first, then run by run the run's own pages and its case pages (those `detail` keeps): a run's answers are
+    unpacked once."""
     tasks: list[tuple[str, str | None, Sequence]] = [("case", None, case_ids[i : i + CASE_CHUNK])
                                                       for i in range(0, len(case_ids), CASE_CHUNK)]
     for run in published:
         tasks.extend(("run", run.id, (part,)) for part in range(RUN_TASK_PARTS))
-        in_run = [cv_id for cv_id in case_ids if run in runs_by_case.get(cv_id, ())]
+        in_run = [cv_id for cv_id in case_ids if run in runs_by_case.get(cv_id, ()) and detail(cv_id, run.id)]
         tasks.extend(("case-run", run.id, in_run[i : i + CASE_CHUNK]) for i in range(0, len(in_run), CASE_CHUNK))
     return tasks
 

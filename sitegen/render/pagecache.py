@@ -1,0 +1,121 @@
+"""Rendered pages kept by the digest of everything they are made from, so a rebuild renders only pages whose inputs changed.
+
+A page's key is the SHA-256 of the render's salt (sitegen's version and source, the templates, the catalogs, the
+configuration, the languages and the build date: see build.py) and of the page's own inputs, pickled. Pickling is
+faithful, so different inputs never give the same key; equal inputs pickled differently only miss. An entry holds
+its own digest and is re-checked on every read: a truncated, edited or foreign entry is not used, the page is rendered
+again and the entry replaced. Nothing is read from a folder that is not marked as a cache, and nothing written there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+# The first line of a cache folder's marker file: a folder without it is never read from or written to.
+MARKER = "CACHEDIR.TAG"
+MARKER_TEXT = b"Signature: 8a477f597d28d172789f06886806bc55\n# A cache of pages rendered by sitegen; delete it at will.\n"
+ENTRY_MAGIC = b"sitegen-page/1\n"
+
+
+def page_key(salt: bytes, *inputs: Any) -> str:
+    """The digest naming a page made from `inputs` by the renderer `salt` describes."""
+    buffer = io.BytesIO()
+    pickler = _KeyPickler(buffer, protocol=5)
+    pickler.fast = True  # no memo: equal values pickle alike whether or not they are the same object
+    pickler.dump(inputs)
+    digest = hashlib.sha256(salt)
+    digest.update(buffer.getvalue())
+    return digest.hexdigest()
+
+
+class _KeyPickler(pickle.Pickler):
+    """Pickles the records' read-only mappings as the mappings they show (only for keys: never loaded again)."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is MappingProxyType:
+            return (_read_only, (tuple(obj.items()),))
+        return NotImplemented
+
+
+def _read_only(items: tuple) -> Any:
+    """What a pickled read-only mapping names as its maker (keys are never unpickled; this is for completeness)."""
+    return MappingProxyType(dict(items))
+
+
+@dataclass(frozen=True)
+class PageCache:
+    """A folder of rendered pages by key; `usable` is False for a folder that is not a sitegen cache (it is left alone)."""
+
+    root: Path
+    usable: bool
+
+    @classmethod
+    def open(cls, root: Path) -> "PageCache":
+        """The cache at `root`, made when the folder is missing or empty; an unmarked folder with anything in it is not used."""
+        root = Path(root)
+        try:
+            if not root.exists() or (root.is_dir() and not any(root.iterdir())):
+                root.mkdir(parents=True, exist_ok=True)
+                (root / MARKER).write_bytes(MARKER_TEXT)
+            marker = root / MARKER
+            usable = root.is_dir() and not marker.is_symlink() and marker.is_file() and marker.read_bytes() == MARKER_TEXT
+        except OSError:
+            usable = False
+        return cls(root, usable)
+
+    def _path(self, key: str) -> Path:
+        return self.root / "pages" / key[:2] / key
+
+    def get(self, key: str) -> bytes | None:
+        """The page stored under `key`, or None when there is none or it fails its own digest."""
+        if not self.usable:
+            return None
+        try:
+            with open(self._path(key), "rb") as file:
+                blob = file.read()
+        except OSError:
+            return None
+        head = len(ENTRY_MAGIC)
+        if blob[:head] != ENTRY_MAGIC or blob[head + 64 : head + 65] != b"\n":
+            return None
+        data = blob[head + 65 :]
+        if hashlib.sha256(data).hexdigest().encode("ascii") != blob[head : head + 64]:
+            return None
+        return data
+
+    def put(self, key: str, data: bytes) -> None:
+        """Store a page under `key` (written beside, then renamed: a reader never sees half an entry); a full disk only costs the entry."""
+        if not self.usable:
+            return
+        target = self._path(key)
+        temporary = target.with_name(f".{key}.{os.getpid()}")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_bytes(ENTRY_MAGIC + hashlib.sha256(data).hexdigest().encode("ascii") + b"\n" + data)
+            os.replace(temporary, target)
+        except OSError:
+            try:
+                temporary.unlink()
+            except OSError:
+                pass
+
+
+def folders_digest(*folders: Path) -> bytes:
+    """One digest of every regular file below the folders (relative path and bytes, in sorted order); caches are
+    bytecode, not source, and are left out."""
+    digest = hashlib.sha256()
+    for folder in folders:
+        folder = Path(folder)
+        digest.update(b"folder\0" + str(folder.name).encode("utf-8") + b"\0")
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            data = path.read_bytes()
+            digest.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0" + str(len(data)).encode("ascii") + b"\0")
+            digest.update(data)
+    return digest.digest()

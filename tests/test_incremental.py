@@ -1,0 +1,218 @@
+"""Incremental builds (--cache): the bytes of a full build after any sequence of edits, pages reused only when unchanged."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+import sitegen.build as build
+from sitegen.cli import main
+from sitegen.render.pagecache import MARKER, PageCache
+
+SMALL = Path(__file__).resolve().parent / "data" / "records-small"
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+class Counting:
+    """Counts the cache's hits and stores (on the class, for the test's duration: builds run in this process)."""
+
+    def __init__(self, monkeypatch):
+        self.hits = self.stores = 0
+        get, put = PageCache.get, PageCache.put
+
+        def counted_get(cache, key):
+            found = get(cache, key)
+            self.hits += found is not None
+            return found
+
+        def counted_put(cache, key, data):
+            self.stores += 1
+            return put(cache, key, data)
+
+        monkeypatch.setattr(PageCache, "get", counted_get)
+        monkeypatch.setattr(PageCache, "put", counted_put)
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    """The small records (with a second state in which the unpublished run r3 is published and scored), and copies of the
+    templates and catalogs the build reads, so a test may edit them."""
+    records = tmp_path / "records"
+    shutil.copytree(SMALL, records)
+    originals = {name: (records / name).read_bytes() for name in ("runs.json", "results.json")}
+    runs = json.loads(originals["runs.json"])
+    for run in runs["runs"]:
+        if run["id"] == "r3":
+            run["published"] = True
+    (records / "runs.json").write_text(json.dumps(runs, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(["score", "r3", "--records", str(records)]) == 0
+    published = {name: (records / name).read_bytes() for name in originals}
+    for name, data in originals.items():
+        (records / name).write_bytes(data)
+    templates, locales = tmp_path / "templates", tmp_path / "locales"
+    shutil.copytree(build.TEMPLATES, templates)
+    shutil.copytree(build.LOCALES, locales)
+    monkeypatch.setattr(build, "TEMPLATES", templates)
+    monkeypatch.setattr(build, "LOCALES", locales)
+    monkeypatch.setattr(build, "SOURCES", (build.SOURCES[0], templates, locales))
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1790000000")
+    return {"root": tmp_path, "records": records, "templates": templates, "locales": locales,
+            "states": (originals, published)}
+
+
+def _edit_entry(ws, rng, step):
+    entry = sorted((ws["records"] / "changelog").glob("*.md"))[rng.randrange(5)]
+    entry.write_text(entry.read_text(encoding="utf-8") + f"\nOne more sentence, edit {step}.\n", encoding="utf-8")
+
+
+def _toggle_run(ws, rng, step):
+    """Publish the run r3 (with its scored results), or take it back: a run added to or gone from the site."""
+    originals, published = ws["states"]
+    current = (ws["records"] / "runs.json").read_bytes()
+    for name, data in (originals if current == published["runs.json"] else published).items():
+        (ws["records"] / name).write_bytes(data)
+
+
+def _edit_template(ws, rng, step):
+    name, old, new = rng.choice([
+        ("case_rows.html.j2", '<ol class="excerpt"', f'<ol data-edit="{step}" class="excerpt"'),
+        ("base.html.j2", '<meta name="referrer" content="no-referrer">', f'<meta name="referrer" content="no-referrer" data-edit="{step}">'),
+        ("case.html.j2", '<ol class="document"', f'<ol data-edit="{step}" class="document"'),
+    ])
+    path = ws["templates"] / name
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _edit_catalog(ws, rng, step):
+    path = ws["locales"] / "sv" / "LC_MESSAGES" / "sitegen.po"
+    text = path.read_text(encoding="utf-8")
+    old = 'msgid "Skip to content"\nmsgstr "'
+    assert old in text
+    path.write_text(text.replace(old, old + f"({step}) ", 1), encoding="utf-8")
+
+
+def _change_version(ws, rng, step):
+    ws["monkeypatch"].setattr(build, "__version__", f"0.1.0+edit{step}")
+
+
+def _change_date(ws, rng, step):
+    ws["monkeypatch"].setenv("SOURCE_DATE_EPOCH", str(1790000000 + 86400 * rng.randrange(1, 400)))
+
+
+def _corrupt_cache(ws, rng, step):
+    entries = sorted((ws["root"] / "cache" / "pages").rglob("*"))
+    entries = [p for p in entries if p.is_file()]
+    if entries:
+        victim = rng.choice(entries)
+        data = victim.read_bytes()
+        victim.write_bytes(data[:-7] + b"changed" if rng.random() < 0.5 else data[: len(data) // 2])
+    (ws["root"] / "cache" / "build.json").write_text(rng.choice(["{", "[]", '{"format": "other"}']), encoding="utf-8")
+
+
+def _tamper_site(ws, rng, step):
+    pages = sorted((ws["root"] / "incremental").rglob("*.html"))
+    if pages:
+        victim = rng.choice(pages)
+        victim.write_bytes(victim.read_bytes().replace(b"</main>", b"<p>changed</p></main>", 1))
+
+
+def _nothing(ws, rng, step):
+    pass
+
+
+EDITS = (_edit_entry, _toggle_run, _edit_template, _edit_catalog, _change_version, _change_date, _corrupt_cache,
+         _tamper_site, _nothing)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_an_incremental_build_after_random_edits_is_byte_identical_to_a_full_build(workspace, monkeypatch, seed):
+    """Issue 15: random sequences of edits to records, templates, catalogs, sitegen's version, the date, the cache and
+    the site itself; after each, the build with the cache gives exactly the files a clean full build gives."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    rng = random.Random(seed)
+    cache, incremental = ws["root"] / "cache", ws["root"] / "incremental"
+    counted = Counting(monkeypatch)
+    build.build_site(ws["records"], incremental, cache=cache)
+    steps = [rng.choice(EDITS) for _ in range(6)] + [_toggle_run]
+    reused = 0
+    for step, edit in enumerate(steps):
+        edit(ws, rng, step)
+        before = counted.hits
+        build.build_site(ws["records"], incremental, cache=cache)
+        reused += counted.hits - before
+        full = ws["root"] / f"full-{step}"
+        build.build_site(ws["records"], full)
+        assert tree(incremental) == tree(full), f"after {[e.__name__ for e in steps[: step + 1]]}"
+        shutil.rmtree(full)
+    assert counted.stores > 0 and reused > 0, "the cache was used"
+
+
+def test_adding_a_run_renders_only_the_pages_that_depend_on_it(workspace, monkeypatch):
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    counted = Counting(monkeypatch)
+    build.build_site(ws["records"], out, cache=cache)
+    first = counted.stores
+    _toggle_run(ws, random.Random(0), 0)
+    counted.hits = counted.stores = 0
+    build.build_site(ws["records"], out, cache=cache)
+    case_versions = len(json.loads((ws["records"] / "cases.json").read_text(encoding="utf-8"))["case_versions"])
+    # the new run's case-run pages and every case page (its grid of outcomes gains a row), in both languages
+    assert counted.stores == 2 * (case_versions + case_versions)
+    assert counted.hits == first - 2 * case_versions  # the other runs' case-run pages came from the cache
+
+
+def test_a_build_with_nothing_changed_stops_before_reading_the_records(workspace, monkeypatch):
+    cache, out = workspace["root"] / "cache", workspace["root"] / "site"
+    build.build_site(workspace["records"], out, cache=cache)
+    before = tree(out)
+
+    def no_reading(*args, **kwargs):
+        raise AssertionError("the records were read")
+
+    monkeypatch.setattr(build, "check_records", no_reading)
+    said = []
+    summary = build.build_site(workspace["records"], out, cache=cache, progress=lambda phase, detail="": said.append(phase))
+    assert said == ["up to date"] and tree(out) == before and summary.pages == sum(1 for p in before if p.endswith(".html"))
+
+
+def test_a_folder_that_is_not_a_sitegen_cache_is_neither_read_nor_written(workspace):
+    foreign = workspace["root"] / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine", encoding="utf-8")
+    said = []
+    build.build_site(workspace["records"], workspace["root"] / "site", cache=foreign,
+                     progress=lambda phase, detail="": said.append(phase))
+    assert tree(foreign) == {"notes.txt": b"mine"} and "cache" in said
+    assert not PageCache.open(foreign).usable
+
+
+def test_a_cache_entry_that_fails_its_digest_is_not_used(tmp_path):
+    cache = PageCache.open(tmp_path / "cache")
+    assert cache.usable and (tmp_path / "cache" / MARKER).is_file()
+    cache.put("ab" * 32, b"<p>page</p>")
+    assert cache.get("ab" * 32) == b"<p>page</p>"
+    entry = tmp_path / "cache" / "pages" / "ab" / ("ab" * 32)
+    entry.write_bytes(entry.read_bytes().replace(b"page", b"evil"))
+    assert cache.get("ab" * 32) is None
+    entry.write_bytes(b"")
+    assert cache.get("ab" * 32) is None
+    assert cache.get("cd" * 32) is None
+
+
+@pytest.mark.parametrize("where", ["site", "site/cache", "records/cache", "."])
+def test_a_cache_inside_the_site_or_the_records_is_refused(workspace, where, capsys):
+    root = workspace["root"]
+    cache = root if where == "." else root / where
+    code = main(["build", "--records", str(workspace["records"]), "--out", str(root / "site"), "--cache", str(cache), "--quiet"])
+    assert code == 2 and "--cache" in capsys.readouterr().err
+    assert not (root / "site").exists()

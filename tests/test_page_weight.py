@@ -1,0 +1,146 @@
+"""Issue 15, page weight: a case-run page shows its run's answer against the key and links to what the case page holds once."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from sitegen.build import build_site
+
+RECORDS = Path(__file__).resolve().parent.parent / "records"
+PAGE = "en/cases/ap/appeal-info-missing/2026-08-18-v1-baseline.html"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("weight") / "site"
+    build_site(RECORDS, out)
+    return out
+
+
+def read(site: Path, path: str) -> str:
+    return (site / path).read_text(encoding="utf-8")
+
+
+def test_a_repetition_answered_exactly_as_an_earlier_one_links_to_it_instead_of_repeating_its_tables(site):
+    html = read(site, PAGE)
+    r2 = html[html.index('<section id="r2"'):html.index('<section id="r3"')]
+    # its own state and counts stay, and each stage keeps its anchor (run pages link to it) with a link to the first
+    assert 'class="counts"' in r2 and '<section id="r2-reviewer"' in r2
+    assert 'The same answer as in <a href="#r1-reviewer">repetition 1</a>, judged alike.' in r2
+    assert "<table" not in r2 and 'id="r2-reviewer-f-' not in r2
+    assert 'id="r1-reviewer-f-r1-f1"' in html  # the first repetition shows the findings
+    sv = read(site, PAGE.replace("en/", "sv/", 1))
+    assert 'Samma svar som i <a href="#r1-reviewer">upprepning 1</a>, bedömt likadant.' in sv
+
+
+def test_a_repetition_that_differs_keeps_its_own_tables(site):
+    """cure-unchecked in the 09-16 release: the second repetition answered otherwise than the first, so both show their rows."""
+    html = read(site, "en/cases/cu/cure-unchecked/2026-09-16-release.html")
+    assert 'id="r1-reviewer-f-' in html and 'id="r2-reviewer-f-' in html
+    assert "The same answer as in" not in html[html.index('<section id="r2"'):html.index('<section id="r3"')]
+
+
+def test_an_expected_finding_links_to_its_key_row_and_passage_on_the_case_page_instead_of_repeating_the_passage(site):
+    html = read(site, PAGE)
+    row = html[html.index('<tr id="r1-reviewer-deadline-stated">'):]
+    row = row[: row.index("</tr>")]
+    assert '<a href="index.html#key-deadline-stated"><code>deadline-stated</code></a>' in row
+    assert '<td data-label="Passage"><a href="index.html#L6">line 6</a></td>' in row
+    assert "excerpt" not in row
+    case = read(site, "en/cases/ap/appeal-info-missing/index.html")
+    assert 'id="key-deadline-stated"' in case and 'id="L6"' in case  # the targets exist, once, on the case page
+
+
+def test_a_verbatim_quote_is_shown_once_marked_in_its_line(site):
+    html = read(site, PAGE)
+    row = html[html.index('<tr id="r1-reviewer-f-r1-f2">'):]
+    row = row[: row.index("</tr>")]
+    assert '<mark>Åtgärden ska vara utförd senast 2026-09-30.</mark>' in row
+    assert row.count("Åtgärden ska vara utförd senast 2026-09-30.") == 1 and "<q" not in row
+
+
+def test_a_quote_that_is_not_the_documents_text_verbatim_is_still_printed_as_given(site):
+    """A quote that differs from its lines (whitespace, a wider or misquoted passage) is shown as the engine gave it."""
+    quoted = 0
+    for page in (site / "en" / "cases").rglob("*.html"):
+        for q in re.findall(r'<q class="quote"[^>]*>(.*?)</q>(.*?)</td>', page.read_text(encoding="utf-8"), re.S):
+            quote, rest = q
+            marks = re.findall(r"<mark>(.*?)</mark>", rest)
+            assert not (len(marks) == 1 and marks[0] == quote), page
+            quoted += 1
+    assert quoted > 0
+
+
+def test_case_run_pages_weigh_little_more_than_half_of_what_they_did(site):
+    """The bundled publication's case-run pages averaged 20,082 bytes before (main at 4cacd2c), 10,446 after; a guard
+    against the repeated tables coming back, with room for small changes."""
+    sizes = [p.stat().st_size for p in (site / "en" / "cases").rglob("*.html") if p.name != "index.html"]
+    sizes += [p.stat().st_size for p in (site / "sv" / "cases").rglob("*.html") if p.name != "index.html"]
+    assert len(sizes) == 300
+    assert sum(sizes) / len(sizes) < 0.6 * 20082
+
+
+def test_a_finding_an_earlier_row_shows_gives_its_own_verdict_and_links_to_that_row(site):
+    """The rerun of cure-unchecked's second repetition (09-16 release) repeats reviewer finding r1-f1 word for word."""
+    html = read(site, "en/cases/cu/cure-unchecked/2026-09-16-release.html")
+    row = html[html.index('<tr id="r2-rerun-reviewer-f-r1-f1">'):]
+    row = row[: row.index("</tr>")]
+    assert 'as finding <a href="#r2-reviewer-f-r1-f1">r1-f1</a> above.' in row
+    assert '<td data-label="Verdict">' in row  # its verdict is its own: judged again, it may differ
+    assert "excerpt" not in row and 'class="wording"' not in row
+    first = html[html.index('<tr id="r2-reviewer-f-r1-f1">'):]
+    assert 'class="wording"' in first[: first.index("</tr>")]  # the row linked to shows everything
+    sv = read(site, "sv/cases/cu/cure-unchecked/2026-09-16-release.html")
+    assert 'som fynd <a href="#r2-reviewer-f-r1-f1">r1-f1</a> ovan.' in sv
+
+
+def _broken_links(site: Path) -> list[str]:
+    """Every link between pages of the site that points at no file, or at no element of the page it names."""
+    ids: dict[Path, set[str]] = {}
+    broken = []
+    for page in site.rglob("*.html"):
+        for href in re.findall(r'href="([^"]+)"', page.read_text(encoding="utf-8")):
+            if href.startswith(("http://", "https://", "mailto:")):
+                continue
+            path, _, fragment = href.partition("#")
+            target = (page.parent / path).resolve() if path else page
+            if not target.is_file():
+                broken.append(f"{page.relative_to(site)}: {href}")
+            elif fragment and target.suffix == ".html":
+                if target not in ids:
+                    ids[target] = set(re.findall(r'id="([^"]+)"', target.read_text(encoding="utf-8")))
+                if fragment not in ids[target]:
+                    broken.append(f"{page.relative_to(site)}: {href}")
+    return broken
+
+
+def test_detail_runs_keeps_a_page_per_run_for_the_newest_runs_only_and_every_link_still_lands(tmp_path, site):
+    """README, "Growth": --detail-runs K renders case-run pages for each case version's newest K runs; the older runs
+    are summarised on the case page, and no link of the site points at a page that is not there."""
+    out = tmp_path / "site"
+    build_site(RECORDS, out, detail_runs=1)
+    case = out / "en" / "cases" / "ap" / "appeal-info-missing"
+    assert sorted(p.name for p in case.iterdir()) == ["2026-12-01-scorer-7.html", "index.html"]
+    index = (case / "index.html").read_text(encoding="utf-8")
+    assert "Answers against the key are shown for the newest run;" in index
+    assert '<a href="../../../../en/runs/2026-08-18-v1-baseline.html">2026-08-18-v1-baseline</a>' in index  # an older run: its run page
+    assert "2026-08-18-v1-baseline.html#r1" not in index
+    sv = (out / "sv" / "cases" / "ap" / "appeal-info-missing" / "index.html").read_text(encoding="utf-8")
+    assert "Svar mot facit visas för den senaste körningen;" in sv
+    assert _broken_links(out) == []
+    full = sum(1 for _ in site.rglob("*.html"))
+    assert sum(1 for _ in out.rglob("*.html")) < full
+
+
+def test_every_link_of_the_full_site_lands(site):
+    assert _broken_links(site) == []
+
+
+def test_detail_runs_must_be_at_least_one(tmp_path, capsys):
+    from sitegen.cli import main
+
+    assert main(["build", "--records", str(RECORDS), "--out", str(tmp_path / "site"), "--detail-runs", "0"]) == 2
+    assert "--detail-runs" in capsys.readouterr().err and not (tmp_path / "site").exists()
