@@ -15,7 +15,7 @@ from sitegen.core.errors import Diagnostic, PublicationError, RecordsError, Usag
 from sitegen.load.records import load_records
 from sitegen.load.schema import schema_files
 from sitegen.load.spool import ResultSpool
-from sitegen.publish.downloads import Download, collect_downloads
+from sitegen.publish.downloads import Download, collect_downloads, collect_metadata
 from sitegen.publish.site import PageWriter, check_out_dir, staging, write_site
 from sitegen.render.catalogs import load_catalogs
 from sitegen.render.feed import render_atom, render_changelog_json
@@ -116,8 +116,9 @@ def catalogs_phase(records: m.Records) -> Mapping:
 
 
 def downloads_phase(records: m.Records) -> tuple[Download, ...]:
-    """The files to publish, checked to hold no internal field and no unpublished run."""
-    return collect_downloads(records)
+    """The files to publish, and the public run metadata a reader re-scores them with, checked to hold no internal field and
+    no unpublished run."""
+    return collect_downloads(records) + collect_metadata(records)
 
 
 def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: int = 1) -> Checked:

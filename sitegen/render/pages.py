@@ -30,6 +30,7 @@ class DownloadRow:
     size: int
     sha256: str
     schema: bool
+    metadata: bool = False  # the public run metadata under metadata/ (publish/metadata.py)
 
 
 def render_pages(records: Records, results: Mapping[str, RunResult], **options: Any) -> tuple[Page, ...]:
@@ -67,7 +68,8 @@ def iter_pages(
     config = records.config
     languages = tuple(config.languages)
     listed = tuple(
-        DownloadRow(name=name, size=file.size, sha256=file.sha256, schema=name.startswith("schemas/"))
+        DownloadRow(name=name, size=file.size, sha256=file.sha256, schema=name.startswith("schemas/"),
+                    metadata=name.startswith("metadata/"))
         for name, file in sorted(downloads, key=lambda item: item[0])
     )
     published = tuple(sorted(records.published_runs, key=lambda r: (r.date, r.id), reverse=True))
