@@ -207,7 +207,10 @@ def check_pages(audit: Audit) -> Outcome:
                                     published_sha256=published_sha256, jobs=audit.jobs)
     except DiagnosticsError as exc:
         return Outcome("the downloads do not build", publication.relocate(exc.diagnostics))
-    return Outcome(f"{rebuilt.files} files", rebuilt.problems)
+    detail = f"{rebuilt.files} files"
+    if publication.origin.site.names() is None:
+        detail += "; over HTTP a file the rebuilt site does not have cannot be seen"
+    return Outcome(detail, rebuilt.problems)
 
 
 # The checks in the order they run; a check plugs in as one line here.

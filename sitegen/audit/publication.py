@@ -13,7 +13,8 @@ from typing import Mapping
 from sitegen.audit.source import SUMS_LIMIT, Copied, Origin, unreadable
 from sitegen.audit.sums import Sum, name_problem, parse_sums
 from sitegen.core.errors import Diagnostic
-from sitegen.load.records import CONFIG_FILE
+from sitegen.load.records import CONFIG_FILE, RUNS_FILE
+from sitegen.load.setups import SETUPS_FILE
 from sitegen.publish.metadata import FOLDER
 from sitegen.publish.site import SUMS
 
@@ -95,7 +96,7 @@ def _lay_out(snapshot: Path, records_dir: Path, copied: Mapping[str, Copied | No
         except OSError:
             shutil.copyfile(snapshot / name, target)
         shown[str(target)] = reader.shown(name)
-    for record in ("runs.json", "setups.json", CONFIG_FILE):  # where a missing metadata file would have stood
+    for record in (RUNS_FILE, SETUPS_FILE, CONFIG_FILE):  # where a missing metadata file would have stood
         shown.setdefault(str(records_dir / record), reader.shown(f"{prefix}{record}"))
     for record, name in _published(snapshot / FOLDER / CONFIG_FILE):
         shown.setdefault(str(records_dir / record), reader.shown(name))
