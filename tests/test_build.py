@@ -331,9 +331,12 @@ def test_every_download_is_the_exact_bytes_of_its_source(bundled_site):
     config = json.loads((RECORDS / "sitegen.json").read_text(encoding="utf-8"))
     sources = {p["name"]: RECORDS / p["record"] for p in config["publish"]}
     sources.update({f"schemas/{p.name}": p for p in (REPO / "sitegen" / "schemas").glob("*.schema.json")})
+    sources.update({f"metadata/changelog/{p.name}": p for p in (RECORDS / "changelog").glob("*.md")})
+    # written from the records with the published runs only (tests/test_public_metadata.py), so not their bytes
+    written = {"metadata/runs.json", "metadata/setups.json", "metadata/sitegen.json"}
     downloads = bundled_site / "downloads"
     served = {p.relative_to(downloads).as_posix() for p in downloads.rglob("*") if p.is_file()} - {"SHA256SUMS"}
-    assert served == set(sources)
+    assert served == set(sources) | written
     for name, source in sources.items():
         assert (downloads / name).read_bytes() == source.read_bytes(), name
 
@@ -551,7 +554,7 @@ def test_the_downloads_instructions_work_as_written(bundled_site, tmp_path, lang
     served = bundled_site / "downloads"
     listed = [line.split("  ", 1)[1] for line in (served / "SHA256SUMS").read_text(encoding="utf-8").splitlines()]
     folders = sorted({name.rpartition("/")[0] for name in listed} - {""})
-    assert folders == ["schemas"]
+    assert folders == ["metadata", "metadata/changelog", "schemas"]
     for folder in folders:  # the instructions name each sub-folder SHA256SUMS expects
         assert f"<code>{folder}</code>" in verify, folder
 
