@@ -213,7 +213,9 @@ def check_pages(audit: Audit) -> Outcome:
     return Outcome(detail, rebuilt.problems)
 
 
-# The checks in the order they run; a check plugs in as one line here.
+# The checks in the order they run; a check plugs in as one line here. A check of the signature, say, reads
+# audit.publication.read("SHA256SUMS") and .read(SIGNATURE) (read when present, though SHA256SUMS cannot list it)
+# and returns an Outcome whose problems name what does not hold; `needs` names the checks it relies on.
 CHECKS = (
     Check("sums", "every file matches SHA256SUMS, and SHA256SUMS lists every file", check_sums),
     Check("schemas", "the published JSON Schemas are those sitegen checks records against", check_schemas),
