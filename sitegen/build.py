@@ -16,7 +16,7 @@ from sitegen.load.publications import read_publications
 from sitegen.load.records import load_records
 from sitegen.load.schema import schema_files
 from sitegen.load.spool import ResultSpool
-from sitegen.publish.downloads import Download, collect_downloads
+from sitegen.publish.downloads import Download, collect_downloads, collect_metadata
 from sitegen.publish.exportcontext import ExportContext
 from sitegen.publish.exports import check_export_names, export_files
 from sitegen.publish.provenance import Provenance, check_provenance
@@ -137,17 +137,18 @@ def catalogs_phase(records: m.Records) -> Mapping:
 
 
 def downloads_phase(records: m.Records) -> tuple[Download, ...]:
-    """The files to publish, checked to hold no internal field and no unpublished run, nor to take an export's name."""
+    """The files to publish, and the public run metadata a reader re-scores them with, checked to hold no internal field
+    and no unpublished run, nor to take an export's name; every check's problems come in one run."""
     problems: list[Diagnostic] = []
-    downloads: tuple[Download, ...] = ()
-    for check in (lambda: collect_downloads(records), lambda: check_export_names(records)):
+    downloads: list[Download] = []
+    for check in (collect_downloads, collect_metadata, check_export_names):
         try:
-            downloads = check() or downloads
-        except PublicationError as exc:  # both checks' problems come in one run
+            downloads.extend(check(records) or ())
+        except PublicationError as exc:
             problems.extend(exc.diagnostics)
     if problems:
         raise PublicationError(problems)
-    return downloads
+    return tuple(downloads)
 
 
 def published_files(records: m.Records, downloads: tuple[Download, ...], exports: tuple[tuple[str, m.InMemoryFile], ...] = ()

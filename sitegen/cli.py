@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Sequence
 
 from sitegen import __version__
+from sitegen.audit.checklist import verify_publication
 from sitegen.build import build_site, load_phase
 from sitegen.checks import run_checks
 from sitegen.core.collector import collector_paused
-from sitegen.core.errors import SitegenError, UsageError
+from sitegen.core.errors import SitegenError, UnreadableError, UsageError
 from sitegen.load.entries import create_entry
 from sitegen.load.schemabasics import is_calendar_date
 from sitegen.load.setups import setup_fingerprints
@@ -69,6 +70,17 @@ def _port(text: str) -> int:
     value = _whole_number(text)
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"must be a port from 1 to 65535 (or 0 for any free port), not {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    """--timeout S: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 3600 seconds, not {text}")
     return value
 
 
@@ -186,6 +198,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=_port, default=8000, metavar="N",
                    help="port on 127.0.0.1, 1 to 65535, or 0 for any free port (default: 8000)")
     p.set_defaults(handler=_serve)
+
+    p = sub.add_parser("verify", help="check a published site: checksums, schemas, every run re-scored, and the pages rebuilt",
+                       description=(
+        "Read a site's downloads folder (such as site/downloads) or its address over HTTP, and check every file against "
+        "SHA256SUMS, the JSON Schemas, that the downloads load as records, and that every published run, re-scored from the "
+        "published cases and answers with the scorer version it names, gives every published count and listed observation. "
+        "Exit 0 when all checks pass, 1 naming every difference, 2 when the publication cannot be read."))
+    p.add_argument("source", metavar="DIR|URL", help="a downloads folder or site folder, or the site's http(s) address")
+    p.add_argument("--pages", action="store_true", help="also rebuild the site from the downloads alone and compare every page byte for byte")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
+    p.add_argument("--timeout", type=_seconds, default=30.0, metavar="S", help="seconds to wait for the server (default: 30)")
+    _jobs_arg(p)
+    p.set_defaults(handler=_verify)
     return parser
 
 
@@ -345,6 +370,23 @@ def _entry_new(args) -> int:
 def _serve(args) -> int:
     serve(Path(args.records), Path(args.out), port=args.port, log=lambda line: print(line, file=sys.stderr))
     return 0
+
+
+def _verify(args) -> int:
+    try:
+        report = verify_publication(args.source, pages=args.pages, jobs=args.jobs, timeout=args.timeout)
+    except UnreadableError as exc:
+        if args.format != "json":
+            raise
+        print(json.dumps({"source": args.source, "passed": False, "unreadable": [d.format() for d in exc.diagnostics]},
+                         indent=2, ensure_ascii=False, sort_keys=True))
+        return exc.exit_code
+    if args.format == "json":
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False, sort_keys=True))
+    else:
+        for line in report.lines():
+            print(line)
+    return report.exit_code
 
 
 if __name__ == "__main__":  # pragma: no cover

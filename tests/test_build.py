@@ -336,6 +336,9 @@ def test_every_download_is_the_exact_bytes_of_its_source(bundled_site):
     config = json.loads((RECORDS / "sitegen.json").read_text(encoding="utf-8"))
     sources = {p["name"]: RECORDS / p["record"] for p in config["publish"]}
     sources.update({f"schemas/{p.name}": p for p in (REPO / "sitegen" / "schemas").glob("*.schema.json")})
+    sources.update({f"metadata/changelog/{p.name}": p for p in (RECORDS / "changelog").glob("*.md")})
+    # written from the records with the published runs only (tests/test_public_metadata.py), so not their bytes
+    written = {"metadata/runs.json", "metadata/setups.json", "metadata/sitegen.json"}
     downloads = bundled_site / "downloads"
     served = {p.relative_to(downloads).as_posix() for p in downloads.rglob("*") if p.is_file()} - {"SHA256SUMS"}
     runs = json.loads((RECORDS / "runs.json").read_text(encoding="utf-8"))["runs"]
@@ -344,7 +347,7 @@ def test_every_download_is_the_exact_bytes_of_its_source(bundled_site):
     # beside SHA256SUMS, not listed in it since they check it: the publication log with every SHA256SUMS it names
     checking = {p.relative_to(RECORDS).as_posix(): p for p in [RECORDS / "publications.jsonl", RECORDS / "allowed_signers",
                                                               *sorted((RECORDS / "publications").glob("*"))] if p.is_file()}
-    assert served == set(sources) | exports | set(checking)
+    assert served == set(sources) | written | exports | set(checking)
     sources.update(checking)
     for name, source in sources.items():
         wanted = source.read_bytes()
@@ -575,7 +578,7 @@ def test_the_downloads_instructions_work_as_written(bundled_site, tmp_path, lang
     served = bundled_site / "downloads"
     listed = [line.split("  ", 1)[1] for line in (served / "SHA256SUMS").read_text(encoding="utf-8").splitlines()]
     folders = sorted({name.rpartition("/")[0] for name in listed} - {""})
-    assert folders == ["schemas"]
+    assert folders == ["metadata", "metadata/changelog", "schemas"]
     for folder in folders:  # the instructions name each sub-folder SHA256SUMS expects
         assert f"<code>{folder}</code>" in verify, folder
 

@@ -28,6 +28,7 @@ OPTIONS = {
     ("entry",): ["new"],
     ("entry", "new"): ["--records", "--category", "--explains", "--date", "--source", "--slug"],
     ("serve",): ["--records", "--out", "--port"],
+    ("verify",): ["DIR|URL", "--pages", "--format", "--timeout", "--jobs"],
 }
 
 # `path:line:col: pointer: error: message [code]`

@@ -104,3 +104,8 @@ def did_you_mean(key: str, candidates) -> str:
     """The closest candidate as a hint to end a message with, or nothing: a typo is then mended at a glance."""
     close = difflib.get_close_matches(key, list(candidates), n=1, cutoff=0.6)
     return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+class UnreadableError(DiagnosticsError):
+    """A publication given to `sitegen verify` cannot be read: no such folder, no SHA256SUMS, an address that does not
+    answer or redirects off its host, a file over the size limit. Nothing could be compared, so exit 2, unlike a mismatch."""

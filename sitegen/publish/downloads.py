@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic, PublicationError
 from sitegen.load.jsonread import escape_pointer, parse_json
+from sitegen.publish.metadata import FOLDER, public_metadata
 
 
 @dataclass(frozen=True)
@@ -45,24 +46,47 @@ def collect_downloads(records: m.Records) -> tuple[Download, ...]:
         if source is None:
             problems.append(Diagnostic(published.record, None, None, None, "published record was not loaded", "publish.unknown-record"))
             continue
-        data = source.data
-        if _may_hold(data, internal):
-            doc, parse_problems = parse_json(published.record, data)
-            if parse_problems:
-                problems.extend(parse_problems)
-                continue
-            for pointer, key in _keys(doc.value, ""):
-                if key in internal:
-                    problems.append(doc.diagnostic(pointer, f'internal field "{key}" must never reach a published file', "publish.internal-field"))
-        for run_id in hidden:  # ids are safe ASCII, so their JSON form is found in the bytes as they are
-            if json.dumps(run_id).encode("utf-8") in data:
-                problems.append(Diagnostic(published.record, None, None, None,
-                                           f'unpublished run "{run_id}" is mentioned in a published file', "publish.unpublished-run"))
-        del data  # one file at a time: the large ones are read again, checked against their digest, when written
+        if published.name == FOLDER:
+            problems.append(Diagnostic(published.record, None, None, None, f'"{FOLDER}" is the downloads folder of the run '
+                                       "metadata; publish this record under another name", "publish.reserved-name"))
+            continue
+        problems.extend(_refusals(published.record, source.data, internal, hidden))
         downloads.append(Download(published.name, published.record, source))
     if problems:
         raise PublicationError(problems)
     return tuple(sorted(downloads, key=lambda d: d.name))
+
+
+def collect_metadata(records: m.Records) -> tuple[Download, ...]:
+    """The public run metadata (publish/metadata.py), refused as any published file is if it holds an internal field
+    or names an unpublished run."""
+    internal = set(records.config.internal_fields)
+    hidden = [r.id for r in records.runs if not r.published]
+    problems: list[Diagnostic] = []
+    downloads = []
+    for name, record, file in public_metadata(records):
+        problems.extend(_refusals(name, file.data, internal, hidden))
+        downloads.append(Download(name, record, file))
+    if problems:
+        raise PublicationError(problems)
+    return tuple(downloads)
+
+
+def _refusals(shown: str, data: bytes, internal: set[str], hidden: list[str]) -> list[Diagnostic]:
+    """What keeps one file from being published: an internal field (however its key is written), an unpublished run."""
+    problems: list[Diagnostic] = []
+    if _may_hold(data, internal):
+        doc, parse_problems = parse_json(shown, data)
+        if parse_problems:
+            return list(parse_problems)
+        for pointer, key in _keys(doc.value, ""):
+            if key in internal:
+                problems.append(doc.diagnostic(pointer, f'internal field "{key}" must never reach a published file', "publish.internal-field"))
+    for run_id in hidden:  # ids are safe ASCII, so their JSON form is found in the bytes as they are
+        if json.dumps(run_id).encode("utf-8") in data:
+            problems.append(Diagnostic(shown, None, None, None,
+                                       f'unpublished run "{run_id}" is mentioned in a published file', "publish.unpublished-run"))
+    return problems
 
 
 def _may_hold(data: bytes, names: set[str]) -> bool:

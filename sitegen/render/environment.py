@@ -124,6 +124,7 @@ class Renderer:
             alternates=() if standalone else tuple((lang, f"{url}{lang}/{rest}") for lang in self.languages),
             x_default=f"{url}{self.config.default_language}/{rest}",
             canonical=None if standalone else f"{url}{self.lang}/{rest}",
+            site_url=url,
         )
         return Page(path, html.encode("utf-8"))
 

@@ -31,6 +31,7 @@ class DownloadRow:
     sha256: str
     schema: bool
     export: bool = False  # one of the standard exports (CSV, Every Eval Ever, Croissant)
+    metadata: bool = False  # the public run metadata under metadata/ (publish/metadata.py)
 
 
 def render_pages(records: Records, results: Mapping[str, RunResult], **options: Any) -> tuple[Page, ...]:
@@ -78,7 +79,8 @@ def iter_pages(
     config = records.config
     languages = tuple(config.languages)
     listed = tuple(
-        DownloadRow(name=name, size=file.size, sha256=file.sha256, schema=name.startswith("schemas/"), export=name in exports)
+        DownloadRow(name=name, size=file.size, sha256=file.sha256, schema=name.startswith("schemas/"), export=name in exports,
+                    metadata=name.startswith("metadata/"))
         for name, file in sorted(downloads, key=lambda item: item[0])
     )
     published = tuple(sorted(records.published_runs, key=lambda r: (r.date, r.id), reverse=True))

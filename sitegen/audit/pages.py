@@ -1,0 +1,87 @@
+"""`verify --pages`: the site rebuilt from the downloads alone, by the build's own phases, compared file by file with the
+site as published, so a reader sees that every page says what the published records say."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Iterator, Mapping
+
+from sitegen.build import (Checked, build_date, catalogs_phase, changelog_phase, downloads_phase, exports_phase, provenance_phase,
+                           published_files, render_site)
+from sitegen.core import model as m
+from sitegen.core.errors import Diagnostic
+from sitegen.publish.site import DOWNLOADS, MARKER, SUMS, sha256sums
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    """How many files the rebuilt site has, and every one that differs from, or is missing on, the published site."""
+
+    files: int
+    problems: tuple[Diagnostic, ...]
+
+
+def compare_pages(records: m.Records, recorded: Mapping[str, m.RunResult], comparisons: Mapping, site, *,
+                  published_sha256: Callable[[str], str | None], jobs: int = 1, records_dir: Path,
+                  signature: bytes | None = None) -> Rebuilt:
+    """Rebuild every page and compare it with `site` (a reader of the published site); a downloaded file is compared by
+    its digest as read (`published_sha256` of its name below downloads/, None when missing), not read a second time.
+
+    The log and allowed_signers are read beside the records in `records_dir`, as the build reads them; no key signs
+    again, so a published `signature` (checked by its own check) stands in for the one the build made.
+    Raise a DiagnosticsError when the downloads cannot be built at all (the build would refuse them the same way).
+    """
+    downloads, catalogs = downloads_phase(records), catalogs_phase(records)
+    exports = exports_phase(records, recorded, catalogs, downloads)
+    provenance = provenance_phase(records_dir, recorded, published_files(records, downloads, exports))
+    if signature is not None:
+        provenance = replace(provenance, signature=signature)
+    checked = Checked(records, recorded, downloads, changelog_phase(records), catalogs, build_date(records), comparisons,
+                      provenance, exports)
+    pages, published, extra = render_site(checked, jobs=jobs)
+    problems: list[Diagnostic] = []
+    rebuilt: set[str] = set()
+    for path, data, digest in _site_files(pages, published, extra):
+        rebuilt.add(path)
+        shown = site.shown(path)
+        if digest is not None:
+            theirs = published_sha256(path[len(DOWNLOADS) + 1:])
+            if theirs is None:
+                problems.append(Diagnostic(shown, None, None, None, "the site rebuilt from the downloads publishes this file; "
+                                           "it is missing from the published site", "verify.page-missing"))
+            elif theirs != digest:
+                problems.append(Diagnostic(shown, None, None, None, "differs from the file the site rebuilt from the downloads "
+                                           "publishes here", "verify.page-differs"))
+            continue
+        theirs_bytes = site.read(path)
+        if theirs_bytes is None:
+            problems.append(Diagnostic(shown, None, None, None, "the site rebuilt from the downloads has this page; the published "
+                                       "site does not", "verify.page-missing"))
+        elif theirs_bytes != data:
+            line, column = _first_difference(theirs_bytes, data)
+            problems.append(Diagnostic(shown, line, column, None, "differs from the page rebuilt from the downloads, first here",
+                                       "verify.page-differs"))
+    names = site.names()
+    for name in names or ():
+        if name not in rebuilt and name != MARKER:
+            problems.append(Diagnostic(site.shown(name), None, None, None, "the published site has this file; the site rebuilt "
+                                       "from the downloads does not", "verify.page-extra"))
+    return Rebuilt(len(rebuilt), tuple(problems))
+
+
+def _site_files(pages, published, extra) -> Iterator[tuple[str, bytes | None, str | None]]:
+    """(path, bytes, None) of each page and extra file; (path, None, SHA-256) of each download and SHA256SUMS."""
+    for page in pages:
+        yield page.path, page.data, None
+    for name, data in extra:
+        yield name, data, None
+    for name, file in published:
+        yield f"{DOWNLOADS}/{name}", None, file.sha256
+    yield f"{DOWNLOADS}/{SUMS}", sha256sums(published), None
+
+
+def _first_difference(a: bytes, b: bytes) -> tuple[int, int]:
+    """Line and column (in bytes, from 1) of the first byte where `a` differs from `b`."""
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return a.count(b"\n", 0, at) + 1, at - (a.rfind(b"\n", 0, at) + 1) + 1

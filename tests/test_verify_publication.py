@@ -1,0 +1,362 @@
+"""`sitegen verify`: a built site checked the way a reader checks it, from its downloads folder and over HTTP; every kind of
+tampering is named with exit 1, a publication that cannot be read is exit 2, and the untouched site passes."""
+
+import functools
+import hashlib
+import json
+import shutil
+import socket
+import threading
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from sitegen.audit.rescore import run_differences
+from sitegen.audit.source import HttpReader
+from sitegen.cli import main
+from sitegen.core import model as m
+from sitegen.core.errors import Diagnostic, UnreadableError
+
+RECORDS = Path(__file__).resolve().parent.parent / "records"
+RESULTS = "granska-quality-results.json"
+ANSWERS = "granska-quality-answers.json"
+CASES = "granska-quality-cases.json"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("built") / "site"
+    assert main(["build", "--records", str(RECORDS), "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+@pytest.fixture
+def site(built, tmp_path):
+    """A copy of the built site to tamper with."""
+    target = tmp_path / "site"
+    shutil.copytree(built, target)
+    return target
+
+
+@pytest.fixture
+def no_proxy(monkeypatch):
+    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def verify(capsys, *argv):
+    """Exit code and the JSON report of `sitegen verify ARGV --format json`."""
+    code = main(["verify", *map(str, argv), "--format", "json"])
+    out, err = capsys.readouterr()
+    return code, json.loads(out)
+
+
+def statuses(report) -> dict:
+    return {c["name"]: c["status"] for c in report["checks"]}
+
+
+def problems(report, check: str) -> list[tuple[str, str]]:
+    """(code, formatted line) of every problem the check named."""
+    found = next(c for c in report["checks"] if c["name"] == check)
+    return [(p["code"], p["text"]) for p in found["problems"]]
+
+
+def codes(report, check: str) -> list[str]:
+    return [code for code, _ in problems(report, check)]
+
+
+def rewrite(downloads: Path, name: str, old: bytes, new: bytes, *, resum: bool) -> None:
+    """Replace the first `old` in the downloaded file by `new`; with `resum`, list its new checksum in SHA256SUMS too."""
+    path = downloads / name
+    data = path.read_bytes()
+    assert old in data, f"{old!r} is not in {name}"
+    path.write_bytes(data.replace(old, new, 1))
+    if resum:
+        sums = downloads / "SHA256SUMS"
+        lines = [f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {name}" if line.endswith(f"  {name}") else line
+                 for line in sums.read_text(encoding="utf-8").splitlines()]
+        sums.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+# --- the untouched site passes --------------------------------------------------------------------------------------
+
+
+def test_the_built_site_verifies_with_every_count_re_derived_and_no_page_differing(built, capsys):
+    code, report = verify(capsys, built / "downloads", "--pages")
+    assert code == 0, report["summary"]
+    assert report["passed"] is True
+    assert statuses(report) == {"sums": "ok", "schemas": "ok", "records": "ok", "results": "ok", "pages": "ok"}
+    results = next(c for c in report["checks"] if c["name"] == "results")
+    assert results["detail"].startswith("6 runs, ")  # the six published runs of the bundled records, each re-scored
+    pages = next(c for c in report["checks"] if c["name"] == "pages")
+    assert int(pages["detail"].split()[0]) > 300 and pages["problems"] == []
+
+
+def test_the_text_output_is_a_line_per_check_and_a_summary(built, capsys):
+    code = main(["verify", str(built)])
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert code == 0 and err == ""
+    assert [line.split()[0] for line in lines[:-1]] == ["ok"] * 4
+    assert lines[-1].startswith(f"verified {built}: all 4 checks passed")
+
+
+# --- each kind of tampering is named, exit 1 ------------------------------------------------------------------------
+
+
+def test_a_changed_byte_without_its_checksum_is_named(site, capsys):
+    rewrite(site / "downloads", CASES, "Läckan".encode(), "Lackan".encode(), resum=False)
+    code, report = verify(capsys, site / "downloads")
+    assert code == 1 and report["passed"] is False
+    [(code_, text)] = problems(report, "sums")
+    assert code_ == "verify.checksum" and text.startswith(f"{site / 'downloads' / CASES}: error: its SHA-256 is ")
+
+
+def test_an_answer_changed_with_its_checksum_is_named_by_the_re_scoring(site, capsys):
+    # the first answer of the first run quotes a sentence of its document; the quote now stands nowhere in it
+    rewrite(site / "downloads", ANSWERS, '"quote": "Läckan är åtgärdad."'.encode(), '"quote": "Läckan är inte åtgärdad."'.encode(),
+            resum=True)
+    code, report = verify(capsys, site / "downloads")
+    assert code == 1
+    assert statuses(report) == {"sums": "ok", "schemas": "ok", "records": "ok", "results": "fail"}
+    found = problems(report, "results")
+    assert found and all("run 2026-08-18-v1-baseline" in text for _, text in found)
+    assert any(c == "verify.count" and "measure QUOTE_FIDELITY: passed is" in t for c, t in found)
+    assert any(c == "verify.observation-missing" and "measure QUOTE_FIDELITY, observation case cure-unchecked repetition 1" in t
+               for c, t in found)
+
+
+def test_a_count_changed_in_the_results_is_named_with_its_run_and_measure(site, capsys):
+    downloads = site / "downloads"
+    data = (downloads / RESULTS).read_bytes()
+    old = b'{"dismissed": 0, "failed": 0, "measure": "PROHIBITED_OUTPUT", "observed": 150, "passed": 150'
+    assert old in data
+    rewrite(downloads, RESULTS, old, old.replace(b'"passed": 150', b'"passed": 149'), resum=True)
+    code, report = verify(capsys, downloads)
+    assert code == 1 and statuses(report)["sums"] == "ok"
+    [(code_, text)] = problems(report, "results")
+    assert code_ == "verify.count"
+    assert text.startswith(f"{downloads / RESULTS}:")
+    assert ("/runs/1/measures/2/passed: error: run 2026-09-02-nightly, measure PROHIBITED_OUTPUT: passed is 149 in the published "
+            "results, 150 re-scored [verify.count]") in text
+
+
+def test_a_listed_observation_changed_in_the_results_is_named(site, capsys):
+    downloads = site / "downloads"
+    old = b'"reason": "nothing", "repetition": "1", "result": "pending", "stage": "reviewer", "subject": "appeal-missing"'
+    rewrite(downloads, RESULTS, old, old.replace(b'"pending"', b'"failed"'), resum=True)
+    code, report = verify(capsys, downloads)
+    assert code == 1
+    [(code_, text)] = problems(report, "results")
+    assert code_ == "verify.observation"
+    assert ("run 2026-09-02-nightly, measure GROUNDING, observation case appeal-info-missing repetition 1 stage reviewer "
+            "subject 'appeal-missing': failed (nothing: ") in text
+    assert "pending (nothing: " in text and text.endswith("re-scored [verify.observation]")
+
+
+def test_a_schema_invalid_file_is_named_at_the_download(site, capsys):
+    downloads = site / "downloads"
+    rewrite(downloads, "metadata/runs.json", b'"engine_version"', b'"engine_versoin"', resum=True)
+    code, report = verify(capsys, downloads)
+    assert code == 1
+    assert statuses(report) == {"sums": "ok", "schemas": "ok", "records": "fail", "results": "skip"}
+    found = problems(report, "records")
+    assert ("record.unknown-field" in codes(report, "records"))
+    assert any(text.startswith(f"{downloads / 'metadata' / 'runs.json'}:") and '"engine_versoin"' in text for _, text in found)
+
+
+def test_a_missing_file_is_named(site, capsys):
+    downloads = site / "downloads"
+    (downloads / ANSWERS).unlink()
+    code, report = verify(capsys, downloads)
+    assert code == 1
+    assert problems(report, "sums") == [("verify.missing", f"{downloads / ANSWERS}: error: SHA256SUMS lists this file (line 1), "
+                                         "but it is missing [verify.missing]")]
+    assert ("record.file-missing", f"{downloads / ANSWERS}: error: file is missing (expected the answers records here) "
+            "[record.file-missing]") in problems(report, "records")
+
+
+def test_a_file_sha256sums_does_not_list_is_named(site, capsys):
+    (site / "downloads" / "notes.txt").write_text("added later\n")
+    code, report = verify(capsys, site / "downloads")
+    assert code == 1
+    assert problems(report, "sums") == [("verify.unlisted", f"{site / 'downloads' / 'notes.txt'}: error: not listed in SHA256SUMS "
+                                         "[verify.unlisted]")]
+
+
+def test_a_changed_page_is_named_by_pages(site, capsys):
+    page = site / "en" / "method.html"
+    page.write_bytes(page.read_bytes().replace(b"<h1", b"<h1 class=\"x\"", 1))
+    (site / "en" / "extra.html").write_text("<p>not built</p>")
+    code, report = verify(capsys, site / "downloads", "--pages")
+    assert code == 1
+    assert statuses(report) == {"sums": "ok", "schemas": "ok", "records": "ok", "results": "ok", "pages": "fail"}
+    found = problems(report, "pages")
+    assert [c for c, _ in found] == ["verify.page-differs", "verify.page-extra"]
+    assert found[0][1].startswith(f"{page}:") and found[0][1].endswith("differs from the page rebuilt from the downloads, first "
+                                                                       "here [verify.page-differs]")
+    assert found[1][1].startswith(f"{site / 'en' / 'extra.html'}: error: ")
+
+
+# --- a publication that cannot be read: exit 2 ----------------------------------------------------------------------
+
+
+def test_no_such_folder_is_exit_2(tmp_path, capsys):
+    code = main(["verify", str(tmp_path / "nowhere")])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith(f"{tmp_path / 'nowhere'}: error: no such folder") and err.rstrip().endswith("[verify.no-folder]")
+
+
+def test_a_folder_without_sha256sums_is_exit_2(tmp_path, capsys):
+    code, report = verify(capsys, tmp_path)
+    assert code == 2 and report["passed"] is False
+    assert report["unreadable"][0].endswith("[verify.no-sums]")
+
+
+def test_a_malformed_sha256sums_is_exit_2_with_every_bad_line(site, capsys):
+    sums = site / "downloads" / "SHA256SUMS"
+    lines = sums.read_text().splitlines()
+    lines[1] = "not a checksum"
+    lines[2] = "0" * 64 + "  ../../etc/passwd"
+    sums.write_text("\n".join(lines) + "\n")
+    code = main(["verify", str(site / "downloads")])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        f"{sums}:2:1: error: not a line of SHA256SUMS: 64 lower-case hexadecimal digits, two spaces and a file name [verify.sums-format]",
+        f"{sums}:3:67: error: file name '../../etc/passwd' has an empty, . or .. part: it could name a file outside the downloads "
+        "folder [verify.sums-name]",
+    ]
+
+
+def test_pages_without_a_site_around_the_downloads_is_exit_2(built, tmp_path, capsys):
+    shutil.copytree(built / "downloads", tmp_path / "saved")
+    code = main(["verify", str(tmp_path / "saved"), "--pages"])
+    assert code == 2
+    assert capsys.readouterr().err.rstrip().endswith("[verify.no-site]")
+    assert main(["verify", str(tmp_path / "saved")]) == 0  # the downloads alone verify
+
+
+# --- the same over HTTP -------------------------------------------------------------------------------------------
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextmanager
+def served(folder: Path, handler=_Quiet):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_the_site_served_over_http_verifies_with_its_pages(built, capsys, no_proxy):
+    with served(built) as url:
+        code, report = verify(capsys, url, "--pages")
+    assert code == 0, report["summary"]
+    assert statuses(report) == {"sums": "ok", "schemas": "ok", "records": "ok", "results": "ok", "pages": "ok"}
+    assert "over HTTP only the files SHA256SUMS lists can be seen" in report["checks"][0]["detail"]
+
+
+def test_a_count_changed_over_http_is_named(site, capsys, no_proxy):
+    old = b'{"dismissed": 0, "failed": 0, "measure": "PROHIBITED_OUTPUT", "observed": 150, "passed": 150'
+    rewrite(site / "downloads", RESULTS, old, old.replace(b'"passed": 150', b'"passed": 149'), resum=True)
+    with served(site) as url:
+        code, report = verify(capsys, url + "downloads/")
+    assert code == 1
+    [(code_, text)] = problems(report, "results")
+    assert code_ == "verify.count" and text.startswith(f"{url}downloads/{RESULTS}:")
+
+
+def test_a_missing_file_over_http_is_named(site, capsys, no_proxy):
+    (site / "downloads" / "metadata" / "setups.json").unlink()
+    with served(site) as url:
+        code, report = verify(capsys, url)
+    assert code == 1
+    assert problems(report, "sums") == [("verify.missing", f"{url}downloads/metadata/setups.json: error: SHA256SUMS lists this "
+                                         f"file (line 16), but it is missing [verify.missing]")]
+    assert "record.file-missing" in codes(report, "records")
+
+
+def test_an_address_without_sha256sums_is_exit_2(tmp_path, capsys, no_proxy):
+    with served(tmp_path) as url:
+        code, report = verify(capsys, url)
+    assert code == 2
+    assert report["unreadable"] == [f"{url}downloads/SHA256SUMS: error: there is no SHA256SUMS here: name a site's downloads "
+                                    "folder or address [verify.no-sums]"]
+
+
+def test_a_server_that_does_not_answer_is_exit_2_after_the_timeout(capsys, no_proxy):
+    with socket.socket() as listening:  # takes connections into its backlog and never answers
+        listening.bind(("127.0.0.1", 0))
+        listening.listen(4)
+        url = f"http://127.0.0.1:{listening.getsockname()[1]}/"
+        code = main(["verify", url, "--timeout", "0.5"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"{url}downloads/SHA256SUMS: error: cannot read it: ") and "[verify.unreadable]" in err
+
+
+def test_a_redirect_off_the_host_is_not_followed(capsys, tmp_path, no_proxy):
+    class Elsewhere(_Quiet):
+        def do_GET(self):
+            self.send_response(302)
+            self.send_header("Location", "http://example.org/downloads/SHA256SUMS")
+            self.end_headers()
+
+    with served(tmp_path, Elsewhere) as url:
+        code = main(["verify", url])
+    err = capsys.readouterr().err
+    assert code == 2 and "redirects to http://example.org/downloads/SHA256SUMS, off the host" in err and "[verify.redirect]" in err
+
+
+def test_a_file_over_the_size_limit_is_refused(built, tmp_path, no_proxy):
+    with served(built) as url:
+        with pytest.raises(UnreadableError) as caught:
+            HttpReader(url + "downloads/").copy(RESULTS, tmp_path / "copy", limit=1000)
+    assert [d.code for d in caught.value.diagnostics] == ["verify.too-large"]
+
+
+def test_only_http_and_https_addresses_are_read(capsys):
+    assert main(["verify", "file:///etc/"]) == 2
+    assert capsys.readouterr().err.rstrip().endswith("[verify.scheme]")
+
+
+# --- the comparison names every difference, not only the first -----------------------------------------------------
+
+
+def _result(observations, passed=1):
+    return m.RunResult("r", 7, "method", "PASS", (m.MeasureResult("GROUNDING", "PASS", passed, 2, 0, 0, 0),),
+                       (m.CaseResult("c", 1, "PASS", {"GROUNDING": (passed, 2)}),), tuple(observations))
+
+
+def test_every_difference_of_a_run_is_named():
+    kept = m.Observation("GROUNDING", "c", "1", "reviewer", "e1", "failed", "evidence", "d")
+    changed = m.Observation("GROUNDING", "c", "1", "reviewer", "e2", "pending", "nothing", "d")
+    dropped = m.Observation("GROUNDING", "c", "2", "reviewer", "e3", "failed", "kind", "d")
+    added = m.Observation("GROUNDING", "c", "3", "report", "e4", "failed", "rule", "d")
+    recorded = _result([kept, changed, dropped], passed=1)
+    fresh = _result([kept, m.Observation("GROUNDING", "c", "1", "reviewer", "e2", "failed", "nothing", "d"), added], passed=2)
+
+    def at(pointer, message, code):
+        return Diagnostic("results.json", None, None, pointer, message, code)
+
+    found = [(d.pointer, d.code) for d in run_differences(recorded, fresh, index=3, at=at)]
+    assert found == [
+        ("/runs/3/measures/0/passed", "verify.count"),
+        ("/runs/3/cases/0/measures/GROUNDING", "verify.case-count"),
+        ("/runs/3/observations/1", "verify.observation"),
+        ("/runs/3/observations/2", "verify.observation-extra"),
+        ("/runs/3/observations", "verify.observation-missing"),
+    ]
+    assert run_differences(recorded, recorded, index=3, at=at) == []
