@@ -80,6 +80,12 @@ def rewrite(downloads: Path, name: str, old: bytes, new: bytes, *, resum: bool) 
         sums.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def sums_line(downloads: Path, name: str) -> int:
+    """The line of SHA256SUMS that names `name`."""
+    lines = (downloads / "SHA256SUMS").read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if line.endswith(f"  {name}"))
+
+
 # --- the untouched site passes --------------------------------------------------------------------------------------
 
 
@@ -87,7 +93,7 @@ def test_the_built_site_verifies_with_every_count_re_derived_and_no_page_differi
     code, report = verify(capsys, built / "downloads", "--pages")
     assert code == 0, report["summary"]
     assert report["passed"] is True
-    assert statuses(report) == {"sums": "ok", "schemas": "ok", "records": "ok", "results": "ok", "pages": "ok"}
+    assert statuses(report) == {"sums": "ok", "signature": "ok", "records": "ok", "schemas": "ok", "seals": "ok", "chain": "ok", "results": "ok", "pages": "ok"}
     results = next(c for c in report["checks"] if c["name"] == "results")
     assert results["detail"].startswith("6 runs, ")  # the six published runs of the bundled records, each re-scored
     pages = next(c for c in report["checks"] if c["name"] == "pages")
@@ -99,8 +105,8 @@ def test_the_text_output_is_a_line_per_check_and_a_summary(built, capsys):
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert code == 0 and err == ""
-    assert [line.split()[0] for line in lines[:-1]] == ["ok"] * 4
-    assert lines[-1].startswith(f"verified {built}: all 4 checks passed")
+    assert [line.split()[0] for line in lines[:-1]] == ["ok"] * 7
+    assert lines[-1].startswith(f"verified {built}: all 7 checks passed")
 
 
 # --- each kind of tampering is named, exit 1 ------------------------------------------------------------------------
@@ -120,7 +126,8 @@ def test_an_answer_changed_with_its_checksum_is_named_by_the_re_scoring(site, ca
             resum=True)
     code, report = verify(capsys, site / "downloads")
     assert code == 1
-    assert statuses(report) == {"sums": "ok", "schemas": "ok", "records": "ok", "results": "fail"}
+    assert statuses(report) == {"sums": "ok", "signature": "ok", "records": "ok", "schemas": "ok", "seals": "fail", "chain": "ok",
+                                "results": "fail"}  # the answer was sealed with its run
     found = problems(report, "results")
     assert found and all("run 2026-08-18-v1-baseline" in text for _, text in found)
     assert any(c == "verify.count" and "measure QUOTE_FIDELITY: passed is" in t for c, t in found)
@@ -141,6 +148,8 @@ def test_a_count_changed_in_the_results_is_named_with_its_run_and_measure(site, 
     assert text.startswith(f"{downloads / RESULTS}:")
     assert ("/runs/1/measures/2/passed: error: run 2026-09-02-nightly, measure PROHIBITED_OUTPUT: passed is 149 in the published "
             "results, 150 re-scored [verify.count]") in text
+    # the run was in the sealed publication: its results entry is no longer the one the log names
+    assert statuses(report)["chain"] == "fail" and codes(report, "chain") == ["publication.run-changed"]
 
 
 def test_a_listed_observation_changed_in_the_results_is_named(site, capsys):
@@ -161,7 +170,8 @@ def test_a_schema_invalid_file_is_named_at_the_download(site, capsys):
     rewrite(downloads, "metadata/runs.json", b'"engine_version"', b'"engine_versoin"', resum=True)
     code, report = verify(capsys, downloads)
     assert code == 1
-    assert statuses(report) == {"sums": "ok", "schemas": "ok", "records": "fail", "results": "skip"}
+    assert statuses(report) == {"sums": "ok", "signature": "ok", "records": "fail", "schemas": "skip", "seals": "skip",
+                                "chain": "skip", "results": "skip"}
     found = problems(report, "records")
     assert ("record.unknown-field" in codes(report, "records"))
     assert any(text.startswith(f"{downloads / 'metadata' / 'runs.json'}:") and '"engine_versoin"' in text for _, text in found)
@@ -172,7 +182,8 @@ def test_a_missing_file_is_named(site, capsys):
     (downloads / ANSWERS).unlink()
     code, report = verify(capsys, downloads)
     assert code == 1
-    assert problems(report, "sums") == [("verify.missing", f"{downloads / ANSWERS}: error: SHA256SUMS lists this file (line 1), "
+    line = sums_line(downloads, ANSWERS)
+    assert problems(report, "sums") == [("verify.missing", f"{downloads / ANSWERS}: error: SHA256SUMS lists this file (line {line}), "
                                          "but it is missing [verify.missing]")]
     assert ("record.file-missing", f"{downloads / ANSWERS}: error: file is missing (expected the answers records here) "
             "[record.file-missing]") in problems(report, "records")
@@ -192,7 +203,7 @@ def test_a_changed_page_is_named_by_pages(site, capsys):
     (site / "en" / "extra.html").write_text("<p>not built</p>")
     code, report = verify(capsys, site / "downloads", "--pages")
     assert code == 1
-    assert statuses(report) == {"sums": "ok", "schemas": "ok", "records": "ok", "results": "ok", "pages": "fail"}
+    assert statuses(report) == {"sums": "ok", "signature": "ok", "records": "ok", "schemas": "ok", "seals": "ok", "chain": "ok", "results": "ok", "pages": "fail"}
     found = problems(report, "pages")
     assert [c for c, _ in found] == ["verify.page-differs", "verify.page-extra"]
     assert found[0][1].startswith(f"{page}:") and found[0][1].endswith("differs from the page rebuilt from the downloads, first "
@@ -265,7 +276,7 @@ def test_the_site_served_over_http_verifies_with_its_pages(built, capsys, no_pro
     with served(built) as url:
         code, report = verify(capsys, url, "--pages")
     assert code == 0, report["summary"]
-    assert statuses(report) == {"sums": "ok", "schemas": "ok", "records": "ok", "results": "ok", "pages": "ok"}
+    assert statuses(report) == {"sums": "ok", "signature": "ok", "records": "ok", "schemas": "ok", "seals": "ok", "chain": "ok", "results": "ok", "pages": "ok"}
     assert "over HTTP only the files SHA256SUMS lists can be seen" in report["checks"][0]["detail"]
 
 
@@ -281,11 +292,12 @@ def test_a_count_changed_over_http_is_named(site, capsys, no_proxy):
 
 def test_a_missing_file_over_http_is_named(site, capsys, no_proxy):
     (site / "downloads" / "metadata" / "setups.json").unlink()
+    line = sums_line(site / "downloads", "metadata/setups.json")
     with served(site) as url:
         code, report = verify(capsys, url)
     assert code == 1
     assert problems(report, "sums") == [("verify.missing", f"{url}downloads/metadata/setups.json: error: SHA256SUMS lists this "
-                                         f"file (line 16), but it is missing [verify.missing]")]
+                                         f"file (line {line}), but it is missing [verify.missing]")]
     assert "record.file-missing" in codes(report, "records")
 
 
@@ -360,3 +372,55 @@ def test_every_difference_of_a_run_is_named():
         ("/runs/3/observations", "verify.observation-missing"),
     ]
     assert run_differences(recorded, recorded, index=3, at=at) == []
+
+
+# --- the signature, the publication log and the seals ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def signed_site(tmp_path_factory):
+    """The bundled records with a throwaway key pinned in allowed_signers, built signed."""
+    import subprocess
+
+    from sitegen.publish.signing import NAMESPACE
+
+    if shutil.which("ssh-keygen") is None:
+        pytest.skip("needs ssh-keygen (scripts/test.sh installs openssh-client)")
+    root = tmp_path_factory.mktemp("signed")
+    records = root / "records"
+    shutil.copytree(RECORDS, records)
+    key = root / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test", "-f", str(key)], check=True)
+    kind, blob = Path(f"{key}.pub").read_text().split()[:2]
+    (records / "allowed_signers").write_text(f'maintainers@example.org namespaces="{NAMESPACE}" {kind} {blob}\n', encoding="utf-8")
+    out = root / "site"
+    assert main(["build", "--records", str(records), "--out", str(out), "--quiet", "--signing-key", str(key)]) == 0
+    return out
+
+
+def test_a_signed_site_verifies_with_its_signature_and_its_pages(signed_site, capsys):
+    code, report = verify(capsys, signed_site / "downloads", "--pages")
+    assert code == 0, report["summary"]
+    signature = next(c for c in report["checks"] if c["name"] == "signature")
+    assert signature["status"] == "ok" and signature["detail"].startswith("signed")
+
+
+def test_a_signature_of_other_sums_is_named(signed_site, tmp_path, capsys):
+    site = tmp_path / "site"
+    shutil.copytree(signed_site, site)
+    sums = site / "downloads" / "SHA256SUMS"
+    lines = sums.read_text(encoding="utf-8").splitlines()
+    sums.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")  # one file dropped from the sums: no longer what was signed
+    code, report = verify(capsys, site / "downloads")
+    assert code == 1
+    assert codes(report, "signature") == ["sign.bad-signature"]
+
+
+def test_a_rewritten_publication_log_is_named(site, capsys):
+    log = site / "downloads" / "publications.jsonl"
+    data = log.read_bytes()
+    assert b'"sequence":1' in data
+    log.write_bytes(data.replace(b'"date":"', b'"date":"1', 1))  # the line no longer has the digest it was sealed with
+    code, report = verify(capsys, site / "downloads")
+    assert code == 1 and statuses(report)["chain"] == "fail"
+    assert problems(report, "chain")
