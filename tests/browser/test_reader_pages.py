@@ -159,3 +159,16 @@ def test_print_styles_break_no_long_section_and_print_only_addresses_that_leave_
     _open(tab, url, width=A4_TEXT_WIDTH, media="print")
     problems = tab.evaluate(_PRINT_RULES)
     assert not problems, f"{url}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", ["sv", "en"])
+def test_a_first_miss_with_its_explanation_wraps_inside_its_table_at_1280(tab, built_site, site_url, lang):
+    """A state with its explanation ("dismissed by rerun: the rerun found it, ...") is a sentence, not a badge: it wraps,
+    so no verdict table of a case-run page scrolls sideways at 1280 px (Swedish words are the longer)."""
+    pages = sorted(p.relative_to(built_site).as_posix() for p in (built_site / lang / "cases").rglob("*.html")
+                   if p.name != "index.html" and '<br><span class="state ' in p.read_text(encoding="utf-8"))
+    assert pages, "the bundled records have first misses a rerun dismissed or confirmed"
+    for path in pages:
+        _open(tab, site_url + path, width=1280, media="screen")
+        found = tab.evaluate(_FIT, 1280)
+        assert not found["problems"], f"{path} at 1280 px:\n" + "\n".join(found["problems"])
