@@ -224,3 +224,22 @@ def _inside_function(tree: ast.Module, target) -> bool:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(child is target for child in ast.walk(node)):
             return True
     return False
+
+
+def test_the_readmes_layout_names_every_folder_and_module():
+    """The README's layout section is how a newcomer finds their way: it must match the tree."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = text[text.index("sitegen/          the package"):]
+    layout = layout[: layout.index("```")]
+    missing = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name in ("__init__.py", "__main__.py"):
+            continue
+        folder = path.parent.relative_to(PACKAGE).as_posix()
+        if folder != "." and f"{folder.split('/')[-1]}/" not in layout:
+            missing.append(folder + "/")
+        one_per_measure = folder == "score/measures" and path.name not in ("base.py", "registry.py")  # named as "one module per measure"
+        if path.name not in layout and not one_per_measure:
+            missing.append(path.relative_to(PACKAGE).as_posix())
+    assert "one module per measure" in layout
+    assert not missing, f"the README's layout does not name: {sorted(set(missing))}"
