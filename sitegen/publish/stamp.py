@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from sitegen.render.pagecache import PageCache, folders_digest
+from sitegen.render.pagecache import PageCache, folders_digest, replace_quietly
 
 STAMP = "build.json"
 FORMAT = "sitegen-build-stamp/1"
@@ -74,16 +74,7 @@ def write_stamp(cache: PageCache, stamp: Stamp) -> None:
         return
     body = {"format": FORMAT, "inputs": stamp.inputs, "out": stamp.out, "files": [list(f) for f in stamp.files],
             "pages": stamp.pages, "downloads": stamp.downloads}
-    target = cache.root / STAMP
-    temporary = cache.root / f".{STAMP}.{os.getpid()}"
-    try:
-        temporary.write_text(json.dumps(body, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8")
-        os.replace(temporary, target)
-    except OSError:
-        try:
-            temporary.unlink()
-        except OSError:
-            pass
+    replace_quietly(cache.root / STAMP, (json.dumps(body, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8"))
 
 
 def forget_stamp(cache: PageCache) -> None:

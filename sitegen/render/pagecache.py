@@ -95,16 +95,25 @@ class PageCache:
         if not self.usable:
             return
         target = self._path(key)
-        temporary = target.with_name(f".{key}.{os.getpid()}")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_bytes(ENTRY_MAGIC + hashlib.sha256(data).hexdigest().encode("ascii") + b"\n" + data)
-            os.replace(temporary, target)
         except OSError:
-            try:
-                temporary.unlink()
-            except OSError:
-                pass
+            return
+        replace_quietly(target, ENTRY_MAGIC + hashlib.sha256(data).hexdigest().encode("ascii") + b"\n" + data)
+
+
+def replace_quietly(target: Path, data: bytes) -> None:
+    """Put `data` at `target` by one rename, so no reader finds half a file; a cache that cannot be written is only a
+    cache, so a failure leaves nothing behind and is not an error."""
+    temporary = target.with_name(f".{target.name}.{os.getpid()}")
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, target)
+    except OSError:
+        try:
+            temporary.unlink()
+        except OSError:
+            pass
 
 
 def folders_digest(*folders: Path) -> bytes:

@@ -96,11 +96,15 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
     return Verified(results, differences, comparisons, seal_changes, reasons)
 
 
+def _case_versions_of(records: m.Records, runs) -> list[str]:
+    """The case versions of the suites these runs were scored against, sorted: what their seals take digests of."""
+    return sorted({cv for run in runs for cv in records.suite(run.suite, run.suite_version).case_versions})
+
+
 def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *, jobs: int = 1,
                      keep_all_changes: bool = False) -> Verified:
     """Score every published run, check it against the record and compare it; raise PublicationError on any problem."""
-    published = {cv for run in records.published_runs for cv in records.suite(run.suite, run.suite_version).case_versions}
-    cases = case_digests(records, sorted(published))
+    cases = case_digests(records, _case_versions_of(records, records.published_runs))
     verified = score_pass(PassRequest(records, recorded, compare=True, cases=cases), records.published_runs, jobs=jobs,
                           keep_all_changes=keep_all_changes)
     _raise_problems(records, recorded, verified.differences, verified.seal_changes)
@@ -211,8 +215,19 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
     # the record is canonical JSON, so it reproduces byte for byte, every seal holding, exactly when its bytes are those
     # of the fresh results sealed with today's inputs: then nothing needs reading, comparing or writing (any other bytes,
     # an unsealed entry's among them, go through the reading below, which says why)
+    seals: dict[str, m.Seal] = {}
+    cases: dict[str, dict[str, str]] = {}
+
+    def sealed_now(run_id: str) -> m.Seal:
+        """A run's seal as the records stand, made once however often it is asked for, the case digests once for all."""
+        if not cases:
+            cases.update(case_digests(records, _case_versions_of(records, [records.run(r) for r in run_ids])))
+        if run_id not in seals:
+            seals[run_id] = seal_run(records, run_id, cases=cases)
+        return seals[run_id]
+
     if source is not None and all(r in published for r in run_ids):
-        sealed = {run_id: replace(result, seal=seal_run(records, run_id)) for run_id, result in fresh.items()}
+        sealed = {run_id: replace(result, seal=sealed_now(run_id)) for run_id, result in fresh.items()}
         if write_results(sealed) == source.data:
             return ScoreReport(tuple(f"{run_id}: {_summary(fresh[run_id])} (reproduces the record; sealed)" for run_id in run_ids))
     recorded = read_results(source.data) if source is not None else {}
@@ -237,18 +252,18 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
                                    + difference.diff.rstrip("\n"), "results.stale"))
                 continue
             if kept.seal is not None:
-                changes = compare_seal(kept.seal, seal_run(records, run_id))
+                changes = compare_seal(kept.seal, sealed_now(run_id))
                 if changes:
                     seal_changes[run_id] = changes
                     continue
                 lines.append(f"{run_id}: {summary} (reproduces the record; sealed)")
             elif seal:
-                updated[run_id] = replace(kept, seal=seal_run(records, run_id))
+                updated[run_id] = replace(kept, seal=sealed_now(run_id))
                 lines.append(f"{run_id}: {summary} (reproduces the record; sealed now)")
             else:
                 lines.append(f"{run_id}: {summary} (reproduces the record; not sealed: `sitegen score --seal {run_id}` seals it)")
         else:
-            updated[run_id] = replace(result, seal=seal_run(records, run_id))
+            updated[run_id] = replace(result, seal=sealed_now(run_id))
             lines.append(f"{run_id}: {summary} (added, sealed)")
     problems = locate_seal_changes(records, seal_changes) + problems
     # the record as sitegen writes it, made once: it is also what is written when no entry changed
