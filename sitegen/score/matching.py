@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Mapping, NamedTuple
 
 from sitegen.core import model as m
 from sitegen.core.text import DocumentText, collapse, quotes_nothing
@@ -34,17 +34,14 @@ def method_for(scorer_version: int) -> MatchingMethod:
     return METHODS[scorer_version]
 
 
-class CaseContext:
-    """What matching needs from one case version, prepared once and reused for every answer."""
+class PreparedCase:
+    """What matching needs from one case version whatever the answer: made once per pass, shared by every run's judging."""
 
     def __init__(self, case_version: m.CaseVersion):
         self.case_version = case_version
         self.text = DocumentText(case_version.document)
         self._passage_text: dict[tuple[str | None, tuple[int, int]], str] = {}
-        self._collapsed: dict[str, str] = {}
-        self._found: dict[str, bool] = {}
         self._line_texts: tuple[str, ...] | None = None  # each line's collapsed text, built on first need
-        self._facts: dict[tuple, FindingFacts] = {}
         # conditions 1-3 (kind, primary rule, missing flag) as a key, so a finding meets only the key findings that pass them
         self.expected_by_identity = _by_identity(case_version.key.expected)
         self.prohibited_by_identity = _by_identity(case_version.key.prohibited)
@@ -58,17 +55,51 @@ class CaseContext:
             text = self._passage_text[cache_key] = collapse(raw)
         return text
 
-    def collapsed(self, quote: str) -> str:
-        cached = self._collapsed.get(quote)
-        if cached is None:
-            cached = self._collapsed[quote] = collapse(quote)
-        return cached
-
     def line_text(self, line: int) -> str:
         """The collapsed text of one line of the document, its characters without its line break."""
         if self._line_texts is None:
             self._line_texts = tuple(collapse(line[:-1] if line.endswith("\r") else line) for line in self.case_version.document.split("\n"))
         return self._line_texts[line - 1]
+
+
+class PreparedCases:
+    """Each case version prepared on first need and kept for the pass that owns this: its document is collapsed once, not once a run."""
+
+    def __init__(self, case_versions: Mapping[str, m.CaseVersion]):
+        self._case_versions = case_versions
+        self._prepared: dict[str, PreparedCase] = {}
+
+    def __getitem__(self, case_version: str) -> PreparedCase:
+        prepared = self._prepared.get(case_version)
+        if prepared is None:
+            prepared = self._prepared[case_version] = PreparedCase(self._case_versions[case_version])
+        return prepared
+
+
+class CaseContext:
+    """What matching needs from one case version for one run's answers: the prepared case, and what its findings decide.
+
+    What the engine's findings decide (quotes collapsed, facts) is kept here, for one run only, so memory stays flat in
+    the number of runs; what the case alone decides comes from the PreparedCase, which a pass shares between runs.
+    """
+
+    def __init__(self, case_version: m.CaseVersion, prepared: PreparedCase | None = None):
+        prepared = prepared if prepared is not None else PreparedCase(case_version)
+        self.case_version = case_version
+        self.text = prepared.text
+        self.passage_text = prepared.passage_text
+        self.line_text = prepared.line_text
+        self.expected_by_identity = prepared.expected_by_identity
+        self.prohibited_by_identity = prepared.prohibited_by_identity
+        self._collapsed: dict[str, str] = {}
+        self._found: dict[str, bool] = {}
+        self._facts: dict[tuple, FindingFacts] = {}
+
+    def collapsed(self, quote: str) -> str:
+        cached = self._collapsed.get(quote)
+        if cached is None:
+            cached = self._collapsed[quote] = collapse(quote)
+        return cached
 
     def found(self, quote: str) -> bool:
         """Whether the quote stands verbatim in the document, after whitespace collapsing."""
@@ -151,28 +182,29 @@ def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: Match
     expected = key.expected
     facts = [ctx.facts(finding, method) for finding in findings]
     edges = {fi: fact.expected for fi, fact in enumerate(facts) if fact.expected}
-    assignment = _assign(edges, len(findings)) if edges else {}
+    assignment = _assign(edges) if edges else {}
     matched_expected = {ei: fi for fi, (ei, _) in assignment.items()}
 
     verdicts = []
-    for fi, (finding, fact) in enumerate(zip(findings, facts)):
-        if fi in assignment:
-            ei, found = assignment[fi]
-            verdicts.append(m.FindingVerdict(finding, m.MATCHED, expected[ei].id, found, fact.quote_found))
-            continue
-        # a duplicate of every expected finding it would match that another finding took, not only the first
-        taken = [(ei, found) for ei, found in fact.expected if ei in matched_expected] if fact.expected else None
-        if taken:
-            ei, found = taken[0]
-            verdicts.append(m.FindingVerdict(finding, m.DUPLICATE, expected[ei].id, found, fact.quote_found,
-                                             tuple(expected[i].id for i, _ in taken)))
-            continue
+    for fi, finding in enumerate(findings):
+        fact = facts[fi]
+        if fact.expected:  # most findings match no expected finding: only those that do are looked up in the assignment
+            got = assignment.get(fi)
+            if got is not None:
+                verdicts.append(m.FindingVerdict(finding, m.MATCHED, expected[got[0]].id, got[1], fact.quote_found))
+                continue
+            # a duplicate of every expected finding it would match that another finding took, not only the first
+            taken = [(ei, found) for ei, found in fact.expected if ei in matched_expected]
+            if taken:
+                ei, found = taken[0]
+                verdicts.append(m.FindingVerdict(finding, m.DUPLICATE, expected[ei].id, found, fact.quote_found,
+                                                 tuple([expected[i].id for i, _ in taken])))
+                continue
         if fact.prohibited is not None:
             pi, found = fact.prohibited
             verdicts.append(m.FindingVerdict(finding, m.PROHIBITED, key.prohibited[pi].id, found, fact.quote_found))
             continue
-        category = m.VOLUNTARY if fact.voluntary else m.UNEXPECTED
-        verdicts.append(m.FindingVerdict(finding, category, None, None, fact.quote_found))
+        verdicts.append(m.FindingVerdict(finding, m.VOLUNTARY if fact.voluntary else m.UNEXPECTED, None, None, fact.quote_found))
 
     expected_verdicts = []
     for ei, target in enumerate(expected):
@@ -228,8 +260,11 @@ def _why_missed(ctx, findings, target, method) -> tuple[str, str | None]:
     return best_reason, best_id
 
 
-def _assign(edges: dict[int, tuple[tuple[int, str], ...]], n_findings: int) -> dict[int, tuple[int, str]]:
+def _assign(edges: dict[int, tuple[tuple[int, str], ...]]) -> dict[int, tuple[int, str]]:
     """A maximum one-to-one assignment; ties go to more exact matches, then earlier findings, then earlier key entries."""
+    if len(edges) == len({targets[0][0] for targets in edges.values() if len(targets) == 1}):
+        # the usual answer: each finding matches one expected finding, and no two the same one: nothing to choose
+        return {fi: targets[0] for fi, targets in edges.items()}
     result: dict[int, tuple[int, str]] = {}
     for members in _components(edges):
         if len(members) == 1 and len(edges[members[0]]) == 1:

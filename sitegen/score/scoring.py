@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import fields
 
 from sitegen.core import model as m
-from sitegen.score.matching import CaseContext, MatchingMethod, judge_stage, method_for
+from sitegen.score.matching import CaseContext, MatchingMethod, PreparedCases, judge_stage, method_for
 from sitegen.score.measures.base import Observed, Passed, judge_run
 from sitegen.score.measures.registry import MEASURE_FUNCTIONS, MEASURES
 
@@ -45,18 +45,22 @@ def run_outcome(states: list[str]) -> str:
     return m.PASS
 
 
-def score_run(records: m.Records, run_id: str, *, scorer_version: int | None = None) -> m.RunResult:
-    """Score a run with the scorer version it names (or the one given), exactly as METHOD.md says."""
+def score_run(records: m.Records, run_id: str, *, scorer_version: int | None = None,
+              prepared: PreparedCases | None = None) -> m.RunResult:
+    """Score a run with the scorer version it names (or the one given), exactly as METHOD.md says.
+
+    `prepared` is the pass's preparation of the case versions, shared between the runs it scores (made afresh if not given).
+    """
     run = records.run(run_id)
     version = scorer_version if scorer_version is not None else run.scorer_version
     method = method_for(version)
     if run_crashed(records, run):
         return m.RunResult(run.id, version, method.id, m.CRASHED_STATE, (), (), ())
-    return _score(records, run, version, method)
+    return _score(records, run, version, method, prepared)
 
 
-def _score(records: m.Records, run: m.Run, version: int, method: MatchingMethod) -> m.RunResult:
-    judged = judge_run(records, run, method)
+def _score(records: m.Records, run: m.Run, version: int, method: MatchingMethod, prepared: PreparedCases | None) -> m.RunResult:
+    judged = judge_run(records, run, method, prepared)
     # each measure's observations are counted as they are made, so none is kept that did not fail; passed ones come counted
     streams = {measure: function(judged, listed=False) for measure, function in MEASURE_FUNCTIONS.items()}
     return _aggregate(run, version, method.id, judged.case_versions, streams)
@@ -67,12 +71,12 @@ def observe(judged) -> dict[str, list[Observed]]:
     return {measure: list(function(judged)) for measure, function in MEASURE_FUNCTIONS.items()}
 
 
-def observe_run(records: m.Records, run_id: str) -> dict[str, list[Observed]] | None:
+def observe_run(records: m.Records, run_id: str, prepared: PreparedCases | None = None) -> dict[str, list[Observed]] | None:
     """All observations of a run with its own scorer version, or None for a CRASHED run."""
     run = records.run(run_id)
     if run_crashed(records, run):
         return None
-    return observe(judge_run(records, run, method_for(run.scorer_version)))
+    return observe(judge_run(records, run, method_for(run.scorer_version), prepared))
 
 
 def aggregate_observed(records: m.Records, run_id: str, observed: dict[str, list[Observed]]) -> m.RunResult:

@@ -13,6 +13,7 @@ from sitegen.core.errors import Diagnostic, PublicationError, UsageError, did_yo
 from sitegen.core.workers import ordered_map
 from sitegen.load.jsonread import parse_json
 from sitegen.score.comparison import Comparison, compare_summaries, compatibility_key, summarize
+from sitegen.score.matching import PreparedCases
 from sitegen.score.reasons import pack_reasons
 from sitegen.score.results import Difference, compare_result, read_results, write_results
 from sitegen.score.scoring import aggregate_observed, observe_run, score_run
@@ -27,6 +28,11 @@ class PassRequest:
     recorded: Mapping[str, m.RunResult] | None  # when given, each fresh result is checked against it where it was scored
     compare: bool  # compare each run with the previous comparable one (this needs all of a run's observations)
     cases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # case_digests shared by every run's seal check
+    prepared: PreparedCases | None = None  # each case version prepared for matching once, for every run of the pass
+
+    def __post_init__(self):
+        if self.prepared is None:  # the pass's own: each process of it fills its copy as its runs need
+            object.__setattr__(self, "prepared", PreparedCases(self.records.case_versions))
 
 
 @dataclass(frozen=True)
@@ -128,13 +134,13 @@ def _score_one(request: PassRequest, run_id: str) -> RunScored:
     records = request.records
     run = records.run(run_id)
     if request.compare:
-        observed = observe_run(records, run_id)
-        result = score_run(records, run_id) if observed is None else aggregate_observed(records, run_id, observed)
+        observed = observe_run(records, run_id, request.prepared)
+        result = score_run(records, run_id, prepared=request.prepared) if observed is None else aggregate_observed(records, run_id, observed)
         summary = None if observed is None else summarize(observed)
         reasons = None if observed is None else pack_reasons(observed)
         del observed
     else:
-        result, summary, reasons = score_run(records, run_id), None, None
+        result, summary, reasons = score_run(records, run_id, prepared=request.prepared), None, None
     if request.recorded is None:
         return RunScored(run, result, None, summary, reasons)
     return RunScored(run, None, _examine(request, result), summary, reasons)

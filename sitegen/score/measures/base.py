@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from sitegen.core import model as m
-from sitegen.score.matching import CaseContext, MatchingMethod, judge_stage
+from sitegen.score.matching import CaseContext, MatchingMethod, PreparedCases, judge_stage
 
 
 class Reason:
@@ -138,10 +138,13 @@ class JudgedRun:
     rerun_verdict: Callable[[m.Answer, str], m.StageVerdict]
 
 
-def judge_run(records: m.Records, run: m.Run, method: MatchingMethod) -> JudgedRun:
+def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: PreparedCases | None = None) -> JudgedRun:
+    """Every stage of the run's answers judged once; `prepared` (the pass's) shares each case's preparation between runs."""
     suite = records.suite(run.suite, run.suite_version)
     case_versions = tuple(records.case_versions[cv] for cv in suite.case_versions)
-    contexts = {cv.id: CaseContext(cv) for cv in case_versions}
+    if prepared is None:
+        prepared = PreparedCases(records.case_versions)
+    contexts = {cv.id: CaseContext(cv, prepared[cv.id]) for cv in case_versions}
     stages = records.stages(run)
     answers: dict[tuple[str, int], m.Answer] = {}
     verdicts: dict[tuple[str, int, str], m.StageVerdict] = {}
