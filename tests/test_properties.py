@@ -14,7 +14,7 @@ from factories import DOCUMENT, case_version, engine, expected, finding, records
 from sitegen.core import model as m
 from sitegen.score.matching import CaseContext, judge_stage, method_for
 from sitegen.score.measures.base import Passed, judge_run
-from sitegen.score.measures.identical_input_stability import _summary
+from sitegen.score.measures.identical_input_stability import _signature, _summary
 from sitegen.score.measures.registry import MEASURE_FUNCTIONS
 from sitegen.load.records import load_records
 from sitegen.score.scoring import aggregate_observed, observe_run, score_run
@@ -266,8 +266,11 @@ def test_counting_the_passed_observations_gives_what_listing_them_gives_on_real_
 
 @SETTINGS
 @given(left=findings("a"), right=findings("b"))
-def test_equal_stability_summaries_are_those_where_no_entry_differs(left, right):
-    # IDENTICAL_INPUT_STABILITY compares two summaries in one go before it looks for the first entry that differs
+def test_equal_stability_signatures_are_those_where_no_entry_of_the_summaries_differs(left, right):
+    # IDENTICAL_INPUT_STABILITY compares two signatures in one go before it looks for the first summary entry that differs
     ctx = CaseContext(case_version("cv", expected_findings=KEY, prohibited=PROHIBITED, voluntary=VOLUNTARY, rules=RULES))
-    one, two = (_summary(judge_stage(ctx, f, method_for(6))) for f in (left, right))
-    assert (one == two) == (not [k for k in one if one[k] != two[k]])
+    verdicts = [judge_stage(ctx, f, method_for(6)) for f in (left, right)]
+    signatures = [_signature(v) for v in verdicts]
+    one, two = (_summary(v, s) for v, s in zip(verdicts, signatures))
+    assert list(one) == list(two)
+    assert (signatures[0] == signatures[1]) == (not [k for k in one if one[k] != two[k]])

@@ -62,7 +62,7 @@ def test_build_check_and_score_report_the_results_record_beside_records_that_do_
 def test_one_pass_verifies_and_compares_with_one_observation_of_each_run(records, recorded, monkeypatch):
     judged = []
     real = scoring.judge_run
-    monkeypatch.setattr(scoring, "judge_run", lambda recs, run, method: judged.append(run.id) or real(recs, run, method))
+    monkeypatch.setattr(scoring, "judge_run", lambda recs, run, *more: judged.append(run.id) or real(recs, run, *more))
     verified = verify_published(records, recorded)
     scored = [r.id for r in sorted(records.published_runs, key=lambda r: (r.date, r.id)) if not scoring.run_crashed(records, r)]
     assert judged == scored, "each run observed once, in date order"

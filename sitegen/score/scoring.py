@@ -97,24 +97,28 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
     case_flags: dict[tuple[str, int], set[str]] = defaultdict(set)
     for measure, items in observed.items():
         counts = {m.PASSED: 0, m.FAILED: 0, m.PENDING: 0, m.DISMISSED: 0}
+        plainly_passed = 0
         taking_part = involved[measure] = {}
         failing = not_passed[measure] = {}
         for obs in items:
             if type(obs) is Passed:
-                counts[m.PASSED] += obs.count
-                for case in obs.cases:
-                    taking_part[case] = taking_part.get(case, 0) + obs.count
+                count, cases = obs
+                plainly_passed += count
+                for case in cases:
+                    taking_part[case] = taking_part.get(case, 0) + count
                 continue
-            counts[obs.result] += 1
+            result = obs.result
+            counts[result] += 1
             for case in obs.cases:
                 taking_part[case] = taking_part.get(case, 0) + 1
-            if obs.result == m.PASSED:
+            if result == m.PASSED:
                 continue
             for case in obs.cases:
-                if obs.result != m.DISMISSED:
+                if result != m.DISMISSED:
                     failing[case] = failing.get(case, 0) + 1
-                case_flags[case].add(obs.result)
+                case_flags[case].add(result)
             observations.append(_public(obs))
+        counts[m.PASSED] += plainly_passed
         total = sum(counts.values())
         passed = counts[m.PASSED] + counts[m.DISMISSED]
         measures.append(m.MeasureResult(

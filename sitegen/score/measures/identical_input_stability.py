@@ -33,17 +33,17 @@ def identical_input_stability(judged: JudgedRun, listed: bool = True) -> Iterato
     for cv in judged.case_versions:
         for stage in judged.stages:
             verdicts = {rep: judged.verdicts[(cv.id, rep, stage)] for rep in repetitions}
-            summaries: dict[int, dict[str, object]] = {}
+            signatures: dict[int, tuple] = {}
             for i, j in combinations(repetitions, 2):
                 cases = ((cv.id, i), (cv.id, j))
-                if verdicts[i] is verdicts[j] or _summary_of(i, verdicts, summaries) == _summary_of(j, verdicts, summaries):
-                    # equal answers are judged once, so nothing can differ; equal summaries are compared in one go
+                if verdicts[i] is verdicts[j] or _signature_of(i, verdicts, signatures) == _signature_of(j, verdicts, signatures):
+                    # equal answers are judged once, so nothing can differ; equal outcomes and counts are compared in one go
                     if listed:
                         yield Observed("IDENTICAL_INPUT_STABILITY", cv.id, f"{i}-{j}", stage, "-", m.PASSED, "", "", cases, None)
                     else:
                         yield Passed(1, cases)
                     continue
-                left, right = summaries[i], summaries[j]
+                left, right = _summary(verdicts[i], signatures[i]), _summary(verdicts[j], signatures[j])
                 differences = tuple([Difference(k, left[k], right[k]) for k in left if left[k] != right[k]])
                 first = differences[0].key
                 why = Reason("outcome" if first.startswith("expected:") else f"count.{first}", repetitions=(i, j),
@@ -51,23 +51,36 @@ def identical_input_stability(judged: JudgedRun, listed: bool = True) -> Iterato
                 yield failed("IDENTICAL_INPUT_STABILITY", cv.id, f"{i}-{j}", stage, "-", m.FAILED, why, _TEXTS, cases)
 
 
-def _summary_of(rep: int, verdicts: dict[int, m.StageVerdict], summaries: dict[int, dict[str, object]]) -> dict[str, object]:
-    """The repetition's summary, made once and only when a comparison needs it."""
-    if rep not in summaries:
-        summaries[rep] = _summary(verdicts[rep])
-    return summaries[rep]
+def _signature_of(rep: int, verdicts: dict[int, m.StageVerdict], signatures: dict[int, tuple]) -> tuple:
+    """The repetition's signature, made once and only when a comparison needs it."""
+    if rep not in signatures:
+        signatures[rep] = _signature(verdicts[rep])
+    return signatures[rep]
 
 
-def _summary(verdict: m.StageVerdict) -> dict[str, object]:
-    summary: dict[str, object] = {f"expected:{ev.expected.id}": ("matched" if ev.finding else "missed") for ev in verdict.expected}
+def _signature(verdict: m.StageVerdict) -> tuple:
+    """What the measure compares, as one value: whether each expected finding was matched, in key order, then the counts
+    of flaws, strengths, unexpected and prohibited findings, voluntary strengths left out."""
     flaws = strengths = unexpected = prohibited = 0
     for v in verdict.findings:
         if v.category == m.VOLUNTARY:
             continue  # voluntary strengths are left out
-        flaws += v.finding.kind == m.FLAW
-        strengths += v.finding.kind == m.STRENGTH
-        unexpected += v.category == m.UNEXPECTED
-        prohibited += v.category == m.PROHIBITED
+        if v.finding.kind == m.FLAW:
+            flaws += 1
+        elif v.finding.kind == m.STRENGTH:
+            strengths += 1
+        if v.category == m.UNEXPECTED:
+            unexpected += 1
+        elif v.category == m.PROHIBITED:
+            prohibited += 1
+    return tuple([ev.finding is not None for ev in verdict.expected]), flaws, strengths, unexpected, prohibited
+
+
+def _summary(verdict: m.StageVerdict, signature: tuple) -> dict[str, object]:
+    """The verdict's signature in the results record's words, each entry under the key a difference names."""
+    matched, flaws, strengths, unexpected, prohibited = signature
+    summary: dict[str, object] = {f"expected:{ev.expected.id}": ("matched" if found else "missed")
+                                  for ev, found in zip(verdict.expected, matched)}
     summary.update(flaws=flaws, strengths=strengths, unexpected=unexpected, prohibited=prohibited)
     return summary
 

@@ -62,27 +62,31 @@ def reducer_survival(judged: JudgedRun, listed: bool = True) -> Iterator[Observe
 
 def _survivals(ctx, reviewer: m.StageVerdict, report: m.StageVerdict, method) -> Iterator[tuple[str, Reason | None]]:
     """(expected finding, None or why it did not survive) for each one a reviewer reported or the merge produced."""
+    owners = _owners(reviewer, method)
     for rev_e, rep_e in zip(reviewer.expected, report.expected):
         target = rev_e.expected
         if not target.reviewer_expected:
             continue
-        own = [v.finding for v in reviewer.findings if _owns(v, target.id, method)]
+        own = owners.get(target.id, ())
         if not own and rep_e.finding is None:
             continue
         yield target.id, _survival(ctx, own, rep_e, report, target, method)
 
 
-def _owns(v: m.FindingVerdict, target: str, method: MatchingMethod) -> bool:
-    """Whether a reviewer finding is the reviewer's own for an expected finding: assigned to it, or a duplicate of it.
+def _owners(reviewer: m.StageVerdict, method: MatchingMethod) -> dict[str, list[m.Finding]]:
+    """Each expected finding's own reviewer findings, in answer order: assigned to it, or a duplicate of it.
 
     From scorer 7 a duplicate is the reviewer's own for every expected finding it duplicates; scorer 5 and 6 counted
     only the first of them in key order, and keep doing so for the runs they scored.
     """
-    if v.category == m.MATCHED:
-        return v.key_finding == target
-    if v.category != m.DUPLICATE:
-        return False
-    return target in v.duplicate_of if method.survival_through_every_duplicate else v.key_finding == target
+    owners: dict[str, list[m.Finding]] = {}
+    for v in reviewer.findings:
+        if v.category == m.MATCHED:
+            owners.setdefault(v.key_finding, []).append(v.finding)
+        elif v.category == m.DUPLICATE:
+            for target in v.duplicate_of if method.survival_through_every_duplicate else (v.key_finding,):
+                owners.setdefault(target, []).append(v.finding)
+    return owners
 
 
 def _survival(ctx, own, rep_e, report, target, method) -> Reason | None:
