@@ -167,3 +167,23 @@ def test_equal_answers_are_judged_once_whatever_object_holds_them(records, monke
     first = verdicts(answer, "reviewer")
     again = verdicts(copy, "reviewer")
     assert again == first and len(calls) == 1
+
+
+@pytest.mark.parametrize("compare", [False, True])
+def test_a_pass_prepares_each_case_version_once_for_all_its_runs(records, recorded, monkeypatch, compare):
+    # what matching derives from a case version alone (its collapsed document, the key by identity) does not depend on the
+    # run: a pass over several runs of one suite prepares each case version once, not once a run
+    import sitegen.score.matching as matching
+    prepared = []
+    real = matching.DocumentText
+    monkeypatch.setattr(matching, "DocumentText", lambda document: prepared.append(document) or real(document))
+    runs = tuple(r for r in records.published_runs if not scoring.run_crashed(records, r))
+    assert len(runs) > 1
+    score_pass(PassRequest(records, recorded if compare else None, compare=compare), runs)
+    in_suites = {cv for run in runs for cv in records.suite(run.suite, run.suite_version).case_versions}
+    assert len(prepared) == len(in_suites), f"{len(prepared)} preparations for {len(in_suites)} case versions"
+
+
+def test_the_prepared_cases_give_the_same_results_as_a_fresh_preparation_for_each_run(records):
+    ids = tuple(r.id for r in records.runs)
+    assert score_runs(records, ids) == {run_id: scoring.score_run(records, run_id) for run_id in ids}
