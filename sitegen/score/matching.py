@@ -93,7 +93,7 @@ class CaseContext:
         self.prohibited_by_identity = prepared.prohibited_by_identity
         self._collapsed: dict[str, str] = {}
         self._found: dict[str, bool] = {}
-        self._facts: dict[tuple, FindingFacts] = {}
+        self._facts: dict[str, dict[tuple, FindingFacts]] = {}  # matching method -> decisive fields -> facts
 
     def collapsed(self, quote: str) -> str:
         cached = self._collapsed.get(quote)
@@ -109,18 +109,25 @@ class CaseContext:
             cached = self._found[quote] = not quotes_nothing(needle) and needle in self.text.collapsed
         return cached
 
-    def facts(self, finding: m.Finding, method: MatchingMethod) -> FindingFacts:
-        """The finding's facts, kept by the fields that decide them, so a finding repeated in another repetition or stage is looked up."""
-        decisive = (method.id, finding.kind, finding.rule, finding.missing, finding.quote, finding.location)
-        known = self._facts.get(decisive)
+    def facts_of(self, findings: tuple[m.Finding, ...], method: MatchingMethod) -> list[FindingFacts]:
+        """Each finding's facts, kept by the fields that decide them, so a finding repeated in another repetition or stage is
+        looked up: one lookup per finding, in a table of the matching method's own."""
+        known = self._facts.get(method.id)
         if known is None:
-            known = self._facts[decisive] = FindingFacts(
-                _matches(self, finding, self.expected_by_identity, method),
-                next(iter(_matches(self, finding, self.prohibited_by_identity, method)), None),
-                _voluntary(self, finding, self.case_version.key.voluntary, method),
-                None if finding.quote is None else self.found(finding.quote),
-            )
-        return known
+            known = self._facts[method.id] = {}
+        found = []
+        for finding in findings:
+            decisive = (finding.kind, finding.rule, finding.missing, finding.quote, finding.location)
+            facts = known.get(decisive)
+            if facts is None:
+                facts = known[decisive] = FindingFacts(
+                    _matches(self, finding, self.expected_by_identity, method),
+                    next(iter(_matches(self, finding, self.prohibited_by_identity, method)), None),
+                    _voluntary(self, finding, self.case_version.key.voluntary, method),
+                    None if finding.quote is None else self.found(finding.quote),
+                )
+            found.append(facts)
+        return found
 
 
 class FindingFacts(NamedTuple):
@@ -180,7 +187,7 @@ def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: Match
     """Put every finding of one stage in exactly one category and say how each expected finding fared."""
     key = ctx.case_version.key
     expected = key.expected
-    facts = [ctx.facts(finding, method) for finding in findings]
+    facts = ctx.facts_of(findings, method)
     edges = {fi: fact.expected for fi, fact in enumerate(facts) if fact.expected}
     assignment = _assign(edges) if edges else {}
     matched_expected = {ei: fi for fi, (ei, _) in assignment.items()}
