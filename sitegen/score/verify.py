@@ -27,6 +27,7 @@ class PassRequest:
     recorded: Mapping[str, m.RunResult] | None  # when given, each fresh result is checked against it where it was scored
     compare: bool  # compare each run with the previous comparable one (this needs all of a run's observations)
     cases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # case_digests shared by every run's seal check
+    seal: bool = False  # seal each fresh published result where it was scored, while its answers are unpacked
 
 
 @dataclass(frozen=True)
@@ -111,9 +112,15 @@ def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *,
     return verified
 
 
-def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1) -> dict[str, m.RunResult]:
-    """Fresh results of the named runs, in the order named (memory holds results, never more than one run's observations)."""
-    fresh = score_pass(PassRequest(records, None, compare=False), tuple(records.run(r) for r in run_ids), jobs=jobs).results
+def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1, sealed: bool = False) -> dict[str, m.RunResult]:
+    """Fresh results of the named runs, in the order named (memory holds results, never more than one run's observations).
+
+    With `sealed`, each published run's result carries its seal as the records stand, taken right after scoring it, so
+    its answers are not unpacked a second time for the seal (and with `jobs`, in the worker that scored it).
+    """
+    runs = tuple(records.run(r) for r in run_ids)
+    cases = case_digests(records, _case_versions_of(records, [r for r in runs if r.published])) if sealed else {}
+    fresh = score_pass(PassRequest(records, None, compare=False, cases=cases, seal=sealed), runs, jobs=jobs).results
     return {run_id: fresh[run_id] for run_id in run_ids}
 
 
@@ -135,6 +142,8 @@ def _score_one(request: PassRequest, run_id: str) -> RunScored:
         del observed
     else:
         result, summary, reasons = score_run(records, run_id), None, None
+        if request.seal and run.published:
+            result = replace(result, seal=seal_run(records, run_id, cases=request.cases))
     if request.recorded is None:
         return RunScored(run, result, None, summary, reasons)
     return RunScored(run, None, _examine(request, result), summary, reasons)
@@ -210,7 +219,7 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
     if unknown:
         raise UsageError("unknown run(s): " + ", ".join(f'"{r}"{did_you_mean(r, known)}' for r in unknown))
     source = records.files.get("results.json")
-    fresh = score_runs(records, tuple(run_ids), jobs=jobs)
+    fresh = score_runs(records, tuple(run_ids), jobs=jobs, sealed=True)  # a published run's seal as the records stand now
     published = {r.id for r in records.published_runs}
     # the record is canonical JSON, so it reproduces byte for byte, every seal holding, exactly when its bytes are those
     # of the fresh results sealed with today's inputs: then nothing needs reading, comparing or writing (any other bytes,
@@ -220,6 +229,8 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
 
     def sealed_now(run_id: str) -> m.Seal:
         """A run's seal as the records stand, made once however often it is asked for, the case digests once for all."""
+        if fresh[run_id].seal is not None:
+            return fresh[run_id].seal
         if not cases:
             cases.update(case_digests(records, _case_versions_of(records, [records.run(r) for r in run_ids])))
         if run_id not in seals:
