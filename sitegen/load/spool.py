@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import marshal
 import zlib
-from collections import OrderedDict
+from itertools import count
+from collections import OrderedDict, defaultdict
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable, ContextManager, Iterable, Iterator, Mapping, NamedTuple
@@ -151,23 +152,22 @@ class _Tables:
     """
 
     def __init__(self):
-        self._findings: dict[tuple, int] = {}
-        self._engines: dict[tuple, int] = {}
+        # each new value gets the next number as it is first looked up, in C: the index setdefault(t, len(table)) gives
+        self._findings: dict[tuple, int] = defaultdict(count().__next__)
+        self._engines: dict[tuple, int] = defaultdict(count().__next__)
 
     def pack(self, answers: list[m.Answer | RawAnswer]) -> tuple:
         rows = tuple((a.case_version, a.repetition, self._engine(a.answer), self._engine(a.rerun), a.source) for a in answers)
         return tuple(self._findings), tuple(self._engines), rows
 
-    def _finding(self, t: tuple) -> int:
-        return self._findings.setdefault(t, len(self._findings))
-
     def _engine(self, e: m.EngineAnswer | tuple | None) -> int:
         if e is None:
             return -1  # the last entry of the unpacked engines, which is None
         status, reviewers, corrections, report = e if type(e) is tuple else _raw_engine(e)
-        t = (status, tuple([(rid, tuple(map(self._finding, found))) for rid, found in reviewers]), corrections,
-             None if report is None else tuple(map(self._finding, report)))
-        return self._engines.setdefault(t, len(self._engines))
+        finding = self._findings.__getitem__
+        t = (status, tuple([(rid, tuple(map(finding, found))) for rid, found in reviewers]), corrections,
+             None if report is None else tuple(map(finding, report)))
+        return self._engines[t]
 
 
 def _raw_engine(e: m.EngineAnswer) -> tuple:
