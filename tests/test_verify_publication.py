@@ -246,6 +246,26 @@ def test_pages_are_compared_where_they_are_rendered_and_the_report_is_the_same(s
     assert f"{gone}: error: the site rebuilt from the downloads has this page; the published site does not" in out
 
 
+def test_pages_are_rebuilt_with_the_collector_running_as_the_build_renders_them(built, capsys, monkeypatch):
+    # templates leave cycles behind at every page: with the collector paused, each rendering process grew by them page
+    # after page (to 690 MiB at 1,000 case versions, against 210 MiB with it running)
+    import gc
+
+    import sitegen.audit.checklist as checklist_module
+
+    seen = []
+    real = checklist_module.compare_pages
+
+    def watched(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(checklist_module, "compare_pages", watched)
+    assert main(["verify", str(built / "downloads"), "--pages"]) == 0
+    capsys.readouterr()
+    assert seen == [True]
+
+
 # --- a publication that cannot be read: exit 2 ----------------------------------------------------------------------
 
 
