@@ -5,6 +5,7 @@ import json
 import shutil
 import sys
 import weakref
+from unittest import mock
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -15,7 +16,8 @@ import sitegen.score.verify as verify
 from sitegen.cli import main
 from sitegen.core import model as m
 from sitegen.load.records import load_records
-from sitegen.score.results import FORMAT, canonical_json, read_results, result_to_json, write_results
+from sitegen.score import entrywriter
+from sitegen.score.results import FORMAT, canonical_json, read_results, result_to_json, write_results, writes_as
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 SITEGEN = str(Path(results_module.__file__).resolve().parent.parent)
@@ -117,8 +119,8 @@ def test_score_all_serializes_the_record_once_when_every_run_reproduces(tmp_path
     shutil.copytree(RECORDS, root)
     before = (root / "results.json").read_bytes()
     written = []
-    real = verify.write_results
-    monkeypatch.setattr(verify, "write_results", lambda results: written.append(len(results)) or real(results))
+    real = results_module.results_pieces
+    monkeypatch.setattr(results_module, "results_pieces", lambda results: written.append(len(results)) or real(results))
     assert main(["score", "--all", "--records", str(root)]) == 0
     capsys.readouterr()
     assert (root / "results.json").read_bytes() == before
@@ -219,14 +221,26 @@ def reference_results(results: dict) -> bytes:
     return reference_canonical_json({"format": FORMAT, "runs": [result_to_json(results[k]) for k in sorted(results)]})
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(AS_RECORDED, max_size=3))
 def test_the_results_writer_gives_the_bytes_of_the_per_value_writer(runs):
     results = {f"run-{index}": result for index, result in enumerate(runs)}
     assert write_results(results) == reference_results(results)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(AS_RECORDED, UNFORESEEN), max_size=3), st.integers(min_value=1, max_value=12))
+def test_the_results_writer_gives_the_same_bytes_whatever_its_segments(runs, segment):
+    # an entry is written out a segment of values at a time: every boundary, inside a case, an observation or between
+    # them, must join to the same bytes
+    results = {f"run-{index}": result for index, result in enumerate(runs)}
+    with mock.patch.object(entrywriter, "SEGMENT", segment):
+        assert write_results(results) == reference_results(results)
+        assert writes_as(results, reference_results(results))
+        assert not writes_as(results, reference_results(results) + b" ")
+
+
+@settings(max_examples=100, deadline=None)
 @given(st.lists(UNFORESEEN, min_size=1, max_size=2))
 def test_the_results_writer_gives_the_same_bytes_for_values_the_record_never_holds(runs):
     results = {f"run-{index}": result for index, result in enumerate(runs)}

@@ -58,14 +58,18 @@ _OBSERVATION_TEXTS = _row_texts(("case_version", "detail", "measure", "reason", 
 _MEASURE_TEXTS = _row_texts(("dismissed", "failed", "measure", "observed", "passed", "pending", "state"))
 
 
-def _rows(texts: list[str], values: list[object], tail: str, row_texts: list[str], getter, items, indent: str) -> str:
+def _rows(out: _Pieces, tail: str, row_texts: list[str], getter, items, indent: str) -> str:
     """A list of one-line objects of fixed keys, one per line at `indent`; returns the text after the last value."""
     if not items:
         return tail + "[]"
-    texts.append(tail + "[\n" + indent + row_texts[0])
-    texts += row_texts[1:]
-    texts += (["},\n" + indent + row_texts[0]] + row_texts[1:]) * (len(items) - 1)
-    values += chain.from_iterable(map(getter, items))
+    out.texts.append(tail + "[\n" + indent + row_texts[0])
+    out.texts += row_texts[1:]
+    between = ["},\n" + indent + row_texts[0]] + row_texts[1:]
+    for start in range(0, len(items), SEGMENT):
+        part = items[start:start + SEGMENT]
+        out.texts += between * (len(part) - (start == 0))
+        out.values += chain.from_iterable(map(getter, part))
+        out.flush()
     return "}\n" + indent[:-2] + "]"
 
 
@@ -81,10 +85,11 @@ def _case_texts(names: tuple[str, ...], indent: str) -> list[str]:
     return texts + [", ", "]\n" + indent + "},\n" + indent + '"repetition": ', state]
 
 
-def _cases(texts: list[str], values: list[object], tail: str, cases, indent: str) -> str | None:
+def _cases(out: _Pieces, tail: str, cases, indent: str) -> str | None:
     """The cases, each over several lines; the text after the last value, or None when a case is not as foreseen."""
     if not cases:
         return tail + "[]"
+    texts, values = out.texts, out.values
     inner = indent + "  "
     opening = "{\n" + inner + '"case_version": '
     between = "\n" + indent + "},\n" + indent + opening
@@ -108,6 +113,11 @@ def _cases(texts: list[str], values: list[object], tail: str, cases, indent: str
         values += chain.from_iterable(chosen)
         values.append(case.repetition)
         values.append(case.state)
+        if len(values) >= SEGMENT:
+            if not _PAIRS.issuperset(map(type, pairs)) or not _TWO.issuperset(map(len, pairs)):
+                return None
+            pairs.clear()
+            out.flush()
     texts.pop()  # the last case has no next one
     if not _PAIRS.issuperset(map(type, pairs)) or not _TWO.issuperset(map(len, pairs)):
         return None
@@ -147,32 +157,66 @@ def _seal(seal: m.Seal, indent: str) -> str | None:
             f'{inner}"run": {run},\n{inner}"setup_fingerprint": {_encode_values([seal.setup_fingerprint])[0]}\n{indent}}}')
 
 
-def laid_out_entry(result: m.RunResult, indent: str, before: str) -> bytes | None:
-    """`before`, then the entry as canonical_json lays out result_to_json(result) at `indent`; None when not as foreseen."""
+class _Pieces:
+    """An entry's texts and values being listed (texts[i] stands before values[i]), written out a segment at a time.
+
+    Written out every SEGMENT values, so the listed values, their JSON and the text made of them never grow with a run
+    (at 10,000 case versions a run's entry holds about a million values). `ok` turns False at a value that is not a
+    plain scalar, and the caller then lays the entry out with the general writer.
+    """
+
+    __slots__ = ("texts", "values", "pieces", "ok")
+
+    def __init__(self):
+        self.texts: list[str] = []
+        self.values: list[object] = []
+        self.pieces: list[bytes] = []
+        self.ok = True
+
+    def flush(self, tail: str | None = None) -> None:
+        """Write out every value listed with the text before it; `tail`, the text after the last value, ends the entry."""
+        texts, values = self.texts, self.values
+        count = len(values)
+        if not PLAIN.issuperset(map(type, values)):
+            self.ok = False
+        if not self.ok:
+            return
+        parts: list[str] = [""] * (2 * count)
+        parts[0::2] = texts[:count]
+        if count:
+            parts[1::2] = _encode_values(values)
+        del texts[:count]  # in place: the callers hold these lists
+        if tail is not None:
+            parts += texts
+            parts.append(tail)
+            texts.clear()
+        self.pieces.append("".join(parts).encode("utf-8"))
+        values.clear()
+
+
+SEGMENT = 50_000  # values written out at once
+
+
+def laid_out_entry(result: m.RunResult, indent: str, before: str) -> list[bytes] | None:
+    """`before`, then the entry as canonical_json lays out result_to_json(result) at `indent`, in pieces to be joined;
+    None when it holds what the layout does not foresee."""
     inner = indent + "  "
     rows = inner + "  "
-    texts: list[str] = []
-    values: list[object] = []
-    tail = _cases(texts, values, before + "{\n" + inner + '"cases": ', result.cases, rows)
+    out = _Pieces()
+    tail = _cases(out, before + "{\n" + inner + '"cases": ', result.cases, rows)
     if tail is None:
         return None
-    texts.append(tail + ",\n" + inner + '"matching_method": ')
-    values.append(result.matching_method)
-    tail = _rows(texts, values, ",\n" + inner + '"measures": ', _MEASURE_TEXTS, _MEASURE, result.measures, rows)
-    tail = _rows(texts, values, tail + ",\n" + inner + '"observations": ', _OBSERVATION_TEXTS, _OBSERVATION,
-                 result.observations, rows)
-    texts += [tail + ",\n" + inner + '"outcome": ', ",\n" + inner + '"run": ', ",\n" + inner + '"scorer_version": ']
-    values += [result.outcome, result.run, result.scorer_version]
+    out.texts.append(tail + ",\n" + inner + '"matching_method": ')
+    out.values.append(result.matching_method)
+    tail = _rows(out, ",\n" + inner + '"measures": ', _MEASURE_TEXTS, _MEASURE, result.measures, rows)
+    tail = _rows(out, tail + ",\n" + inner + '"observations": ', _OBSERVATION_TEXTS, _OBSERVATION, result.observations, rows)
+    out.texts += [tail + ",\n" + inner + '"outcome": ', ",\n" + inner + '"run": ', ",\n" + inner + '"scorer_version": ']
+    out.values += [result.outcome, result.run, result.scorer_version]
     tail = ""
     if result.seal is not None:
         seal = _seal(result.seal, inner)
         if seal is None:
             return None
         tail = ",\n" + inner + '"seal": ' + seal
-    if not PLAIN.issuperset(map(type, values)):
-        return None
-    parts: list[str] = [""] * (2 * len(texts) + 1)
-    texts.append(tail + "\n" + indent + "}")
-    parts[0::2] = texts
-    parts[1::2] = _encode_values(values)
-    return "".join(parts).encode("utf-8")
+    out.flush(tail + "\n" + indent + "}")
+    return out.pieces if out.ok else None

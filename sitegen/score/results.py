@@ -6,7 +6,7 @@ import difflib
 import json
 from dataclasses import dataclass, replace
 from contextlib import nullcontext
-from typing import Callable, ContextManager, Mapping
+from typing import Callable, ContextManager, Iterator, Mapping
 
 from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic, RecordsError
@@ -211,15 +211,34 @@ def write_results(results: Mapping[str, m.RunResult]) -> bytes:
     The canonical_json of {"format": FORMAT, "runs": [...]}, laid out one run at a time, so only one run's JSON tree is
     alive at once (at 10,000 case versions the whole tree would be several times the size of the record).
     """
+    return b"".join(results_pieces(results))
+
+
+def writes_as(results: Mapping[str, m.RunResult], data: bytes) -> bool:
+    """Whether write_results(results) == data, comparing piece by piece, never making the whole record beside `data`."""
+    view, at = memoryview(data), 0
+    for piece in results_pieces(results):
+        if view[at:at + len(piece)] != piece:
+            return False
+        at += len(piece)
+    return at == len(data)
+
+
+def results_pieces(results: Mapping[str, m.RunResult]) -> Iterator[bytes]:
+    """write_results' bytes in pieces: a run's entry, or a part of one, at a time."""
     if not results:
-        return canonical_json({"format": FORMAT, "runs": []})
-    chunks = [f'{{\n  "format": {encode_string(FORMAT)},\n  "runs": ['.encode("utf-8")]
+        yield canonical_json({"format": FORMAT, "runs": []})
+        return
+    yield f'{{\n  "format": {encode_string(FORMAT)},\n  "runs": ['.encode("utf-8")
     for index, run_id in enumerate(sorted(results)):
         result, before = results[run_id], ("," if index else "") + "\n    "
-        chunk = laid_out_entry(result, "    ", before)
-        chunks.append(chunk if chunk is not None else _laid_out(result_to_json(result), "    ", before))
-    chunks.append(b"\n  ]\n}\n")
-    return b"".join(chunks)
+        pieces = laid_out_entry(result, "    ", before)
+        if pieces is None:
+            yield _laid_out(result_to_json(result), "    ", before)
+        else:
+            yield from pieces
+        del pieces
+    yield b"\n  ]\n}\n"
 
 
 @dataclass(frozen=True)
