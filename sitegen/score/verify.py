@@ -12,6 +12,7 @@ from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic, PublicationError, UsageError, did_you_mean
 from sitegen.core.workers import ordered_map
 from sitegen.load.jsonread import parse_json
+from sitegen.load.spool import ResultSpool
 from sitegen.score.comparison import Comparison, compare_summaries, compatibility_key, summarize
 from sitegen.score.reasons import pack_reasons
 from sitegen.score.results import Difference, compare_result, read_results, write_results, writes_as
@@ -28,6 +29,7 @@ class PassRequest:
     compare: bool  # compare each run with the previous comparable one (this needs all of a run's observations)
     cases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # case_digests shared by every run's seal check
     seal: bool = False  # seal each fresh published result where it was scored, while its answers are unpacked
+    packed: bool = False  # keep the fresh results packed (a ResultSpool): at 10,000 case versions a run's are 45 MiB
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
     Only the latest run of each compatibility key keeps its summary, so memory holds a few runs' summaries, not all.
     Without `keep_all_changes`, each comparison keeps only its regressions (the other changes are never built).
     """
-    results: dict[str, m.RunResult] = {}
+    results: dict[str, m.RunResult] | ResultSpool = ResultSpool() if request.packed else {}
     differences: dict[str, Difference | None] = {}
     comparisons: dict[str, Comparison] = {}
     seal_changes: dict[str, tuple[SealChange, ...]] = {}
@@ -79,7 +81,10 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
     for scored in _scored(request, sorted(runs, key=lambda r: (r.date, r.id)), jobs):
         run = scored.run
         if scored.result is not None:
-            results[run.id] = scored.result
+            if request.packed:
+                results.add(scored.result)
+            else:
+                results[run.id] = scored.result
         if scored.examined is not None and scored.examined.comparable:
             differences[run.id] = scored.examined.difference
             if scored.examined.seal_changes:
@@ -112,15 +117,18 @@ def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *,
     return verified
 
 
-def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1, sealed: bool = False) -> dict[str, m.RunResult]:
+def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1, sealed: bool = False) -> Mapping[str, m.RunResult]:
     """Fresh results of the named runs, in the order named (memory holds results, never more than one run's observations).
 
     With `sealed`, each published run's result carries its seal as the records stand, taken right after scoring it, so
-    its answers are not unpacked a second time for the seal (and with `jobs`, in the worker that scored it).
+    its answers are not unpacked a second time for the seal (and with `jobs`, in the worker that scored it); the results
+    are then kept packed as they come (a ResultSpool, in the order scored), so memory holds about one run's unpacked.
     """
     runs = tuple(records.run(r) for r in run_ids)
     cases = case_digests(records, _case_versions_of(records, [r for r in runs if r.published])) if sealed else {}
-    fresh = score_pass(PassRequest(records, None, compare=False, cases=cases, seal=sealed), runs, jobs=jobs).results
+    fresh = score_pass(PassRequest(records, None, compare=False, cases=cases, seal=sealed, packed=sealed), runs, jobs=jobs).results
+    if sealed:
+        return fresh
     return {run_id: fresh[run_id] for run_id in run_ids}
 
 
@@ -238,8 +246,9 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
         return seals[run_id]
 
     if source is not None and all(r in published for r in run_ids):
-        sealed = {run_id: replace(result, seal=sealed_now(run_id)) for run_id, result in fresh.items()}
-        if writes_as(sealed, source.data):  # piece by piece: the record is not made a second time beside its bytes
+        # every fresh result carries its seal (score_runs sealed it), and is unpacked one run at a time, piece by piece:
+        # neither the runs' results nor the record are made a second time beside its bytes
+        if writes_as(fresh, source.data):
             return ScoreReport(tuple(f"{run_id}: {_summary(fresh[run_id])} (reproduces the record; sealed)" for run_id in run_ids))
     recorded = read_results(source.data) if source is not None else {}
     lines: list[str] = []
