@@ -221,11 +221,17 @@ class ResultSpool(Mapping[str, m.RunResult]):
 
     def __init__(self, keep: int = 2, *, unpacking: Callable[[], ContextManager] = nullcontext):
         self._packs: dict[str, bytes] = {}
+        self._heads: dict[str, tuple[str, tuple[m.MeasureResult, ...]]] = {}
         self._unpacked = _Unpacked(keep, unpacking)
 
     def add(self, result: m.RunResult) -> None:
         self._packs[result.run] = zlib.compress(marshal.dumps(_pack_result(result)), 1)
+        self._heads[result.run] = (result.outcome, result.measures)
         self._unpacked.forget(result.run)
+
+    def head(self, run: str) -> tuple[str, tuple[m.MeasureResult, ...]]:
+        """A run's outcome and measures, kept unpacked: a summary line needs no more."""
+        return self._heads[run]
 
     def __getitem__(self, run: str) -> m.RunResult:
         return self._unpacked.get(run, lambda r: _unpack_result(marshal.loads(zlib.decompress(self._packs[r]))))

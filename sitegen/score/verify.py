@@ -249,7 +249,7 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
         # every fresh result carries its seal (score_runs sealed it), and is unpacked one run at a time, piece by piece:
         # neither the runs' results nor the record are made a second time beside its bytes
         if writes_as(fresh, source.data):
-            return ScoreReport(tuple(f"{run_id}: {_summary(fresh[run_id])} (reproduces the record; sealed)" for run_id in run_ids))
+            return ScoreReport(tuple(f"{run_id}: {_summary(*fresh.head(run_id))} (reproduces the record; sealed)" for run_id in run_ids))
     recorded = read_results(source.data) if source is not None else {}
     lines: list[str] = []
     problems: list[Diagnostic] = []
@@ -259,7 +259,7 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
     index = {run_id: i for i, run_id in enumerate(recorded)}
     for run_id in run_ids:
         run, result = known[run_id], fresh[run_id]
-        summary = _summary(result)
+        summary = _summary(result.outcome, result.measures)
         if not run.published:
             lines.append(f"{run_id}: {summary} (not published: not written to results.json)")
             continue
@@ -319,8 +319,8 @@ def _reformatted(path: str, data: bytes, canonical: bytes) -> Diagnostic | None:
                       "version control) instead of rewriting it\n" + diff.rstrip("\n"), "results.not-canonical")
 
 
-def _summary(result: m.RunResult) -> str:
-    if result.outcome == m.CRASHED_STATE:
+def _summary(outcome: str, measures: tuple[m.MeasureResult, ...]) -> str:
+    if outcome == m.CRASHED_STATE:
         return "CRASHED (no numbers)"
-    parts = [f"{x.measure} {x.passed} of {x.observed}" if x.observed else f"{x.measure} not observed" for x in result.measures]
-    return f"{result.outcome}; " + ", ".join(parts)
+    parts = [f"{x.measure} {x.passed} of {x.observed}" if x.observed else f"{x.measure} not observed" for x in measures]
+    return f"{outcome}; " + ", ".join(parts)
