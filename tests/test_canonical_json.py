@@ -1,8 +1,11 @@
 """The results record's canonical writer: the same bytes as the per-value writer it replaced, from a few C encoder calls."""
 
+import dataclasses
 import json
 import shutil
+import sys
 import weakref
+from unittest import mock
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -11,10 +14,13 @@ from hypothesis import strategies as st
 import sitegen.score.results as results_module
 import sitegen.score.verify as verify
 from sitegen.cli import main
+from sitegen.core import model as m
 from sitegen.load.records import load_records
-from sitegen.score.results import FORMAT, canonical_json, read_results, result_to_json, write_results
+from sitegen.score import entrywriter
+from sitegen.score.results import FORMAT, canonical_json, read_results, result_to_json, write_results, writes_as
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
+SITEGEN = str(Path(results_module.__file__).resolve().parent.parent)
 
 
 def reference_canonical_json(value: object) -> bytes:
@@ -113,8 +119,8 @@ def test_score_all_serializes_the_record_once_when_every_run_reproduces(tmp_path
     shutil.copytree(RECORDS, root)
     before = (root / "results.json").read_bytes()
     written = []
-    real = verify.write_results
-    monkeypatch.setattr(verify, "write_results", lambda results: written.append(len(results)) or real(results))
+    real = results_module.results_pieces
+    monkeypatch.setattr(results_module, "results_pieces", lambda results: written.append(len(results)) or real(results))
     assert main(["score", "--all", "--records", str(root)]) == 0
     capsys.readouterr()
     assert (root / "results.json").read_bytes() == before
@@ -182,6 +188,110 @@ def test_the_record_is_written_with_one_run_tree_alive_at_a_time(monkeypatch):
     monkeypatch.setattr(results_module, "result_to_json", tracked)
     results = read_results((RECORDS / "results.json").read_bytes())
     data = write_results(results)
-    assert len(alive) == len(results) > 2
+    assert len(results) > 2 and len(alive) <= len(results)  # an entry laid out from its fields makes no tree at all
     assert most[0] == 0, f"{most[0]} earlier runs' trees were still alive when the next was made"
     assert data == (RECORDS / "results.json").read_bytes()
+
+
+# --- the results writer that lists an entry's texts and values (score/entrywriter.py) against the per-value writer ---
+
+COUNT = st.one_of(st.integers(min_value=0, max_value=50), st.integers(min_value=-(10 ** 30), max_value=10 ** 30))
+DIGESTS = st.dictionaries(TEXT, TEXT, max_size=4)
+SEALS = st.builds(m.Seal, run=DIGESTS, setup_fingerprint=TEXT, case_versions=st.dictionaries(TEXT, DIGESTS, max_size=4),
+                  pairs=DIGESTS, answers=st.dictionaries(TEXT, DIGESTS, max_size=4))
+
+
+def run_results(scalar, count, pair):
+    """Run results whose fields are drawn from `scalar` and `count`, and each case's measure a `pair`."""
+    measures = st.builds(m.MeasureResult, scalar, scalar, count, count, count, count, count)
+    cases = st.builds(m.CaseResult, scalar, count, scalar, st.dictionaries(TEXT, pair, max_size=4))
+    observations = st.builds(m.Observation, scalar, scalar, scalar, scalar, scalar, scalar, scalar, scalar)
+    return st.builds(m.RunResult, scalar, count, scalar, scalar, st.lists(measures, max_size=3).map(tuple),
+                     st.lists(cases, max_size=6).map(tuple), st.lists(observations, max_size=6).map(tuple),
+                     st.one_of(st.none(), SEALS))
+
+
+AS_RECORDED = run_results(TEXT, COUNT, st.tuples(COUNT, COUNT))
+# what the record never holds (other types, pairs of other lengths or kinds): the writer must still give the same bytes
+UNFORESEEN = run_results(SCALARS, SCALARS, st.one_of(st.tuples(SCALARS, SCALARS), st.lists(SCALARS, max_size=3),
+                                                     st.tuples(SCALARS)))
+
+
+def reference_results(results: dict) -> bytes:
+    return reference_canonical_json({"format": FORMAT, "runs": [result_to_json(results[k]) for k in sorted(results)]})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(AS_RECORDED, max_size=3))
+def test_the_results_writer_gives_the_bytes_of_the_per_value_writer(runs):
+    results = {f"run-{index}": result for index, result in enumerate(runs)}
+    assert write_results(results) == reference_results(results)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(AS_RECORDED, UNFORESEEN), max_size=3), st.integers(min_value=1, max_value=12))
+def test_the_results_writer_gives_the_same_bytes_whatever_its_segments(runs, segment):
+    # an entry is written out a segment of values at a time: every boundary, inside a case, an observation or between
+    # them, must join to the same bytes
+    results = {f"run-{index}": result for index, result in enumerate(runs)}
+    with mock.patch.object(entrywriter, "SEGMENT", segment):
+        assert write_results(results) == reference_results(results)
+        assert writes_as(results, reference_results(results))
+        assert not writes_as(results, reference_results(results) + b" ")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(UNFORESEEN, min_size=1, max_size=2))
+def test_the_results_writer_gives_the_same_bytes_for_values_the_record_never_holds(runs):
+    results = {f"run-{index}": result for index, result in enumerate(runs)}
+    assert write_results(results) == reference_results(results)
+
+
+def _one_run(**changes) -> dict:
+    results = read_results((RECORDS / "results.json").read_bytes())
+    first = next(iter(results))
+    return {first: dataclasses.replace(results[first], **changes)}
+
+
+def test_the_results_writer_refuses_what_the_per_value_writer_refuses():
+    # a lone surrogate is no character (the loader refuses one), a number of more than 4,300 digits is refused by Python:
+    # both writers fail alike rather than write something else
+    for changes, error in (({"outcome": "\ud800"}, UnicodeEncodeError), ({"scorer_version": 10 ** 5000}, ValueError)):
+        results = _one_run(**changes)
+        for writer in (write_results, reference_results):
+            try:
+                writer(results)
+            except error:
+                continue
+            raise AssertionError(f"{writer.__name__} wrote {changes}")
+
+
+def test_the_results_writer_takes_no_python_step_per_case_or_observation():
+    # "as fast as C json.dumps": the Python calls made while writing must not grow with the cases and observations
+    def record(size: int) -> dict:
+        cases = tuple(m.CaseResult(f"cv-{i}", 1 + i % 3, "PASS", {"GROUNDING": (1, 1), "QUOTE_FIDELITY": (i, 2)})
+                      for i in range(size))
+        observations = tuple(m.Observation("GROUNDING", f"cv-{i}", "1", "report", f"e{i}", "failed", "evidence", f"f{i}")
+                             for i in range(size))
+        seal = m.Seal({"date": "d"}, "fp", {f"cv-{i}": {"document": "a", "key": "b", "rules": "c"} for i in range(size)},
+                      {}, {f"cv-{i}": {"1": "x", "2": "y"} for i in range(size)})
+        measures = (m.MeasureResult("GROUNDING", "BLOCK", 1, 2, 1, 0, 0),)
+        return {"run-1": m.RunResult("run-1", 7, "method", "BLOCK", measures, cases, observations, seal)}
+
+    def python_calls(results: dict) -> int:
+        count = [0]
+
+        def profile(frame, event, arg):  # sitegen's own functions (not the collector's callbacks of the test tools)
+            if event == "call" and frame.f_code.co_filename.startswith(SITEGEN):
+                count[0] += 1
+
+        sys.setprofile(profile)
+        try:
+            write_results(results)
+        finally:
+            sys.setprofile(None)
+        return count[0]
+
+    small, large = record(10), record(3000)
+    assert write_results(large) == reference_results(large)
+    assert python_calls(large) <= python_calls(small) + 5, (python_calls(small), python_calls(large))

@@ -2,13 +2,16 @@
 
 import copy
 import json
+import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
 
 from sitegen.core.errors import RecordsError
+from sitegen.load.jsonread import read_json_text
 from sitegen.load.records import load_records
 
 REPO = Path(__file__).resolve().parent.parent
@@ -257,3 +260,39 @@ def test_the_fast_test_looks_each_property_up_by_name_rather_than_comparing_ever
     acceptor.build(schema)
     source = "\n".join(acceptor.functions)
     assert "key ==" not in source and "elif key" not in source
+
+
+def test_the_fast_test_of_an_answers_file_searches_each_distinct_string_once():
+    # ids, rule names and traces recur in every answer: a string that matched its pattern once is known by a lookup, for
+    # as long as the test of that one file lives
+    path = REPO / "records" / "answers.json"
+    doc, problems = read_json_text(str(path), path.read_bytes())
+    assert not problems
+    strings: set[str] = set()
+
+    def walk(value):
+        if isinstance(value, str):
+            strings.add(value)
+        elif isinstance(value, dict):
+            strings.update(value)
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(json.loads(path.read_bytes()))
+    searches = [0]
+
+    def profile(frame, event, arg):
+        if event == "c_call" and getattr(arg, "__name__", "") == "search" and isinstance(getattr(arg, "__self__", None),
+                                                                                     re.Pattern):
+            searches[0] += 1
+
+    sys.setprofile(profile)
+    try:
+        items = list(schema_module.checked_items(doc, "answers", "answers"))
+    finally:
+        sys.setprofile(None)
+    assert len(items) > 100
+    assert 0 < searches[0] <= len(strings), (searches[0], len(strings))

@@ -3,12 +3,14 @@
 import hashlib
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from sitegen.cli import main
 from sitegen.load.records import load_records
+from sitegen.load.spool import AnswerSpool
 from sitegen.score.results import canonical_json, read_results
 from sitegen.score.seals import check_seals
 
@@ -238,3 +240,16 @@ def test_check_seals_names_each_changed_input_from_loaded_records(tmp_path):
     _edit(root, "runs.json", lambda v: v["runs"][index].__setitem__("engine_version", "granska 0"))
     found = check_seals(load_records(root), read_results((root / "results.json").read_bytes()))
     assert [(d.path, d.pointer, d.code) for d in found] == [(str(root / "runs.json"), f"/runs/{index}/engine_version", "seal.changed")]
+
+
+def test_score_all_unpacks_each_runs_answers_once_sealing_it_where_it_was_scored(tmp_path, monkeypatch, capsys):
+    # a seal digests every answer of its run: taken right after the scoring, while the answers are unpacked, not again
+    root = tmp_path / "records"
+    shutil.copytree(RECORDS, root)
+    unpacked: Counter = Counter()
+    real = AnswerSpool._unpack
+    monkeypatch.setattr(AnswerSpool, "_unpack", lambda self, run: unpacked.update([run]) or real(self, run))
+    assert main(["score", "--all", "--records", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("(reproduces the record; sealed)") >= 3
+    assert unpacked and set(unpacked.values()) == {1}, unpacked

@@ -147,3 +147,36 @@ def test_loading_packs_the_answers_it_checked_without_building_their_objects(mon
     answer = next(iter(records.answers.values()))
     assert built, "unpacking a run builds its findings"
     assert all(isinstance(f, m.Finding) for r in answer.answer.reviewers for f in r.findings)
+
+
+def test_packing_takes_no_python_step_per_finding():
+    # the loader packs every answer it reads: each finding's number in the run's table is looked up in C
+    import sys
+
+    import sitegen.load.spool as spool_module
+
+    def finding(i: int) -> tuple:
+        return (f"f{i}", m.FLAW, "R1", (), False, f"quote {i}", None, f"wording {i}", ())
+
+    answers = [spool_module.RawAnswer("run", f"cv-{n}", 1, (m.COMPLETED, (("r1", tuple(finding(n * 10 + i) for i in range(8))),),
+                                                             (), tuple(finding(n * 10 + i) for i in range(4))), None, "a.json")
+               for n in range(200)]
+    calls = [0]
+    package = str(Path(spool_module.__file__).resolve().parent.parent)
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(package):
+            calls[0] += 1
+
+    sys.setprofile(profile)
+    try:
+        packed = spool_module.pack_answers(answers)
+    finally:
+        sys.setprofile(None)
+    # a call per engine answer and rerun (and their comprehensions), none for the 2,400 findings
+    assert calls[0] <= 6 * len(answers) + 10, (calls[0], len(answers))
+    spool = AnswerSpool()
+    spool.add_packed(packed)
+    back = spool[("run", "cv-3", 1)]
+    assert [f.id for f in back.answer.reviewers[0].findings] == [f"f{30 + i}" for i in range(8)]
+    assert back.answer.report[1] is back.answer.reviewers[0].findings[1]

@@ -14,8 +14,9 @@ from sitegen import build
 from sitegen.cli import main
 from sitegen.core.errors import PublicationError
 from sitegen.load.records import load_records
-from sitegen.load.spool import AnswerSpool
+from sitegen.load.spool import AnswerSpool, ResultSpool
 from sitegen.score.results import read_results
+from sitegen.score.seals import seal_run
 from sitegen.score.verify import PassRequest, score_pass, score_runs, verify_published
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,7 +115,9 @@ def test_check_and_serve_assemble_no_phase_themselves(name):
 
 def test_the_results_record_module_only_keeps_the_format():
     imported = _imports(ROOT / "sitegen" / "score" / "results.py")
-    assert not {m for m in imported if m.startswith(("sitegen.score.", "sitegen.core.workers"))}, imported
+    format_writer = {"sitegen.score.entrywriter"}  # the format's own writer of an entry, itself importing no scorer
+    assert not {m for m in imported if m.startswith(("sitegen.score.", "sitegen.core.workers"))} - format_writer, imported
+    assert not {m for m in _imports(ROOT / "sitegen" / "score" / "entrywriter.py") if m.startswith("sitegen.score.")}
 
 
 # --- the collector is the caller's ------------------------------------------------------------------------------
@@ -187,3 +190,14 @@ def test_a_pass_prepares_each_case_version_once_for_all_its_runs(records, record
 def test_the_prepared_cases_give_the_same_results_as_a_fresh_preparation_for_each_run(records):
     ids = tuple(r.id for r in records.runs)
     assert score_runs(records, ids) == {run_id: scoring.score_run(records, run_id) for run_id in ids}
+
+
+def test_sealed_fresh_results_are_kept_packed_and_equal_the_unsealed_ones_with_their_seals(records):
+    # `sitegen score` holds every run's fresh results until it writes them: packed as they come (at 10,000 case versions
+    # 715 MiB at the peak instead of 1,021), each sealed as the records stand
+    ids = tuple(r.id for r in records.published_runs)
+    sealed = score_runs(records, ids, sealed=True)
+    plain = score_runs(records, ids)
+    assert isinstance(sealed, ResultSpool) and sorted(sealed) == sorted(ids)
+    for run_id in ids:
+        assert sealed[run_id] == dataclasses.replace(plain[run_id], seal=seal_run(records, run_id))

@@ -211,6 +211,61 @@ def test_a_changed_page_is_named_by_pages(site, capsys):
     assert found[1][1].startswith(f"{site / 'en' / 'extra.html'}: error: ")
 
 
+def test_pages_are_compared_where_they_are_rendered_and_the_report_is_the_same(site, capsys, monkeypatch):
+    # a case page's bytes never come back to the process that reports: the rendering processes compare it and send only
+    # what differs, so memory does not grow with the pages; the report is the one comparing them here would give
+    import sitegen.audit.pages as pages_module
+    from sitegen.render.pages import Page
+
+    case_page = sorted(site.glob("en/cases/*/*/index.html"))[0]
+    case_page.write_bytes(case_page.read_bytes().replace(b"<h1", b"<h1 class=\"x\"", 1))
+    gone = sorted(site.glob("sv/cases/*/*/*.html"))[-1]
+    gone.unlink()
+    arrived: list[str] = []
+    real = pages_module.render_site
+
+    def bytes_arrived(*args, **kwargs):
+        pages, published, extra = real(*args, **kwargs)
+
+        def each():
+            for p in pages:
+                if type(p) is Page and "/cases/" in p.path:
+                    arrived.append(p.path)
+                yield p
+        return each(), published, extra
+
+    monkeypatch.setattr(pages_module, "render_site", bytes_arrived)
+    reports = []
+    for jobs in ("1", "2"):
+        code = main(["verify", str(site / "downloads"), "--pages", "--jobs", jobs])
+        reports.append((code, capsys.readouterr().out))
+    assert arrived == [], f"{len(arrived)} case pages came back with their bytes, e.g. {arrived[:2]}"
+    assert reports[0] == reports[1] and reports[0][0] == 1
+    out = reports[0][1]
+    assert f"{case_page}:" in out and "[verify.page-differs]" in out
+    assert f"{gone}: error: the site rebuilt from the downloads has this page; the published site does not" in out
+
+
+def test_pages_are_rebuilt_with_the_collector_running_as_the_build_renders_them(built, capsys, monkeypatch):
+    # templates leave cycles behind at every page: with the collector paused, each rendering process grew by them page
+    # after page (to 690 MiB at 1,000 case versions, against 210 MiB with it running)
+    import gc
+
+    import sitegen.audit.checklist as checklist_module
+
+    seen = []
+    real = checklist_module.compare_pages
+
+    def watched(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(checklist_module, "compare_pages", watched)
+    assert main(["verify", str(built / "downloads"), "--pages"]) == 0
+    capsys.readouterr()
+    assert seen == [True]
+
+
 # --- a publication that cannot be read: exit 2 ----------------------------------------------------------------------
 
 

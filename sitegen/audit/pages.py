@@ -39,11 +39,16 @@ def compare_pages(records: m.Records, recorded: Mapping[str, m.RunResult], compa
         provenance = replace(provenance, signature=signature)
     checked = Checked(records, recorded, downloads, changelog_phase(records), catalogs, build_date(records), comparisons,
                       provenance, exports)
-    pages, published, extra = render_site(checked, jobs=jobs)
+    # the processes that render the pages compare them too: only a page's verdict travels back, never its bytes
+    pages, published, extra = render_site(checked, jobs=jobs, write=PageComparer(site))
     problems: list[Diagnostic] = []
     rebuilt: set[str] = set()
     for path, data, digest in _site_files(pages, published, extra):
         rebuilt.add(path)
+        if type(data) is Compared:
+            if data.problem is not None:
+                problems.append(data.problem)
+            continue
         shown = site.shown(path)
         if digest is not None:
             theirs = published_sha256(path[len(DOWNLOADS) + 1:])
@@ -54,14 +59,9 @@ def compare_pages(records: m.Records, recorded: Mapping[str, m.RunResult], compa
                 problems.append(Diagnostic(shown, None, None, None, "differs from the file the site rebuilt from the downloads "
                                            "publishes here", "verify.page-differs"))
             continue
-        theirs_bytes = site.read(path)
-        if theirs_bytes is None:
-            problems.append(Diagnostic(shown, None, None, None, "the site rebuilt from the downloads has this page; the published "
-                                       "site does not", "verify.page-missing"))
-        elif theirs_bytes != data:
-            line, column = _first_difference(theirs_bytes, data)
-            problems.append(Diagnostic(shown, line, column, None, "differs from the page rebuilt from the downloads, first here",
-                                       "verify.page-differs"))
+        problem = _page_problem(site, path, data)
+        if problem is not None:
+            problems.append(problem)
     names = site.names()
     for name in names or ():
         if name not in rebuilt and name != MARKER:
@@ -70,10 +70,42 @@ def compare_pages(records: m.Records, recorded: Mapping[str, m.RunResult], compa
     return Rebuilt(len(rebuilt), tuple(problems))
 
 
-def _site_files(pages, published, extra) -> Iterator[tuple[str, bytes | None, str | None]]:
-    """(path, bytes, None) of each page and extra file; (path, None, SHA-256) of each download and SHA256SUMS."""
+@dataclass(frozen=True)
+class Compared:
+    """A rebuilt page compared with the published one where it was rendered: its path, and what differs (None: nothing)."""
+
+    path: str
+    problem: Diagnostic | None
+
+
+@dataclass(frozen=True)
+class PageComparer:
+    """Compares each page as it is rendered (the build's `write`, run by the rendering processes, which inherit it)."""
+
+    site: object  # the published site's reader (audit/source.py)
+
+    def __call__(self, page) -> Compared:
+        return Compared(page.path, _page_problem(self.site, page.path, page.data))
+
+
+def _page_problem(site, path: str, data: bytes) -> Diagnostic | None:
+    """What is wrong with the published file at `path`, which the rebuilt site has with these bytes; None when it is the same."""
+    theirs = site.read(path)
+    if theirs is None:
+        return Diagnostic(site.shown(path), None, None, None, "the site rebuilt from the downloads has this page; the published "
+                          "site does not", "verify.page-missing")
+    if theirs != data:
+        line, column = _first_difference(theirs, data)
+        return Diagnostic(site.shown(path), line, column, None, "differs from the page rebuilt from the downloads, first here",
+                          "verify.page-differs")
+    return None
+
+
+def _site_files(pages, published, extra) -> Iterator[tuple[str, bytes | Compared | None, str | None]]:
+    """(path, bytes, None) of each page and extra file, (path, Compared, None) of a page compared where it was rendered;
+    (path, None, SHA-256) of each download and SHA256SUMS."""
     for page in pages:
-        yield page.path, page.data, None
+        yield page.path, page if type(page) is Compared else page.data, None
     for name, data in extra:
         yield name, data, None
     for name, file in published:

@@ -9,6 +9,28 @@ from sitegen.load.schemabasics import compile_pattern, format_of, is_calendar_da
 from sitegen.load.schemacompiler import Compiler
 
 
+class Accepting:
+    """A schema's compiled yes/no test; each `fresh()` copy has its own memory of the strings that matched a pattern."""
+
+    def __init__(self, code, names: dict[str, object], memos: tuple[str, ...], entry: str):
+        self._code, self._names, self._memos, self._entry = code, names, memos, entry
+
+    def fresh(self) -> Callable[[object], bool]:
+        """A test whose memory lives as long as it does: the caller keeps one for a file, not for the process."""
+        namespace: dict[str, object] = dict(self._names)
+        namespace.update((name, set()) for name in self._memos)
+        exec(self._code, namespace)
+        test = namespace[self._entry]
+
+        def accepts(value: object) -> bool:
+            try:
+                return test(value)
+            except Exception:  # a shape the test did not foresee: let the closures judge it
+                return False
+
+        return accepts
+
+
 class Acceptor:
     """Writes one schema out as plain Python source for a yes/no test, so a valid document is accepted fast.
 
@@ -24,6 +46,7 @@ class Acceptor:
         self.functions: list[str] = []
         self.refs: dict[str, str] = {}
         self.count = 0
+        self.memos: dict[str, str] = {}  # pattern -> the name of its test, which remembers the strings it matched
 
     def fresh_name(self) -> str:
         self.count += 1
@@ -46,19 +69,25 @@ class Acceptor:
         self.names[name] = value
         return name
 
-    def build(self, schema: dict) -> Callable[[object], bool]:
+    def build(self, schema: dict) -> Accepting:
         entry = self.function(schema)
-        namespace: dict[str, object] = dict(self.names)
-        exec("\n".join(self.functions), namespace)  # source written above from the shipped schema only, never from records
-        test = namespace[entry]
+        # source written here from the shipped schema only, never from records
+        code = compile("\n".join(self.functions), "<schema test>", "exec")
+        return Accepting(code, dict(self.names), tuple(f"seen_{name}" for name in self.memos.values()), entry)
 
-        def accepts(value: object) -> bool:
-            try:
-                return test(value)
-            except Exception:  # a shape the test did not foresee: let the closures judge it
-                return False
+    def matches(self, pattern: str, var: str) -> str:
+        """An expression true when `var` matches the pattern; each string matched once is then known by a set lookup.
 
-        return accepts
+        Ids, rule names and traces recur in every answer, and a pattern search costs several times a lookup.
+        """
+        name = self.memos.get(pattern)
+        if name is None:
+            name = self.memos[pattern] = f"p{len(self.memos)}"
+            regex = self.constant(compile_pattern(pattern))
+            self.functions.append("\n".join([
+                f"def {name}(x):", f"    if {regex}.search(x) is not None:", f"        seen_{name}.add(x)", "        return True",
+                "    return False"]))
+        return f"({var} in seen_{name} or {name}({var}))"
 
     def function(self, schema: dict) -> str:
         if "$ref" in schema:
@@ -96,7 +125,7 @@ class Acceptor:
         if "maxLength" in schema:
             parts.append(f"(type({var}) is not str or len({var}) <= {int(schema['maxLength'])})")
         if "pattern" in schema:
-            parts.append(f"{self.constant(compile_pattern(schema['pattern']))}.search({var}) is not None")
+            parts.append(self.matches(schema["pattern"], var))
         if "minimum" in schema:
             parts.append(f"{var} >= {self.constant(schema['minimum'])}")
         if "maximum" in schema:

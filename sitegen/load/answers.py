@@ -22,24 +22,31 @@ _KINDS = {m.FLAW: m.FLAW, m.STRENGTH: m.STRENGTH}
 
 
 class _Shared(dict):
-    """One copy of each repeated value: the same quote, wording or span recurs in every repetition and run."""
-
-    def one(self, value):
-        return self.setdefault(value, value)
+    """One copy of each repeated value (`setdefault(value, value)`): the same quote, wording or span recurs in every
+    repetition and run."""
 
 
 def _finding(raw: dict, trace: bool, shared: _Shared) -> tuple:
     """A finding in the spool's packed form (m.Finding's fields in order): it is packed next, so no Finding is built here."""
     location = raw["location"]
     intern = sys.intern  # ids and rule names repeat across hundreds of thousands of answers
+    one = shared.setdefault  # shared.one without a Python call per value: this runs for every finding of every answer
     quote = raw["quote"]
+    supporting, wording = raw["supporting_rules"], raw["wording"]
+    if supporting:
+        supporting = tuple(map(intern, supporting))
+        supporting = one(supporting, supporting)
+    span = None
+    if location:
+        span = tuple(location["lines"])
+        span = one(span, span)
+    traced = ()
+    if trace and raw["trace"]:
+        traced = tuple(map(intern, raw["trace"]))
+        traced = one(traced, traced)
     return (
-        intern(raw["id"]), _KINDS[raw["kind"]], intern(raw["rule"]),
-        shared.one(tuple([intern(x) for x in raw["supporting_rules"]])) if raw["supporting_rules"] else (),
-        raw["missing"], shared.one(quote) if quote is not None else None,
-        shared.one(tuple(location["lines"])) if location else None,
-        shared.one(raw["wording"]),
-        shared.one(tuple([intern(x) for x in raw["trace"]])) if trace and raw["trace"] else (),
+        intern(raw["id"]), _KINDS[raw["kind"]], intern(raw["rule"]), supporting or (),
+        raw["missing"], one(quote, quote) if quote is not None else None, span, one(wording, wording), traced,
     )
 
 

@@ -7,7 +7,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Callable
 
-from sitegen.load.acceptor import Acceptor
+from sitegen.load.acceptor import Acceptor, Accepting
 from sitegen.load.jsonread import NotStreamable, escape_pointer, iter_json_items
 from sitegen.load.schemabasics import Check, Path, Report
 from sitegen.load.schemacompiler import Compiler
@@ -43,6 +43,10 @@ def validate_item(name: str, key: str, index: int, value: object, report: Report
     """Check one item of the array under top-level `key`, for a file read item by item; pointers as with validate."""
     if _accepted(name, key)(value):
         return
+    _report_item(name, key, index, value, report)
+
+
+def _report_item(name: str, key: str, index: int, value: object, report: Report) -> None:
     _compiled_item(name, key)(value, ((None, key), index), lambda path, message, code: report(pointer(path), message, code))
 
 
@@ -54,15 +58,22 @@ def checked_items(doc, schema: str, key: str):
     def refuse(pointer: str, message: str, code: str) -> None:
         raise NotStreamable()
 
+    accepts = _accepted(schema, key)  # one test for the file, remembering the strings it matched
     for index, item in iter_json_items(doc, key):
-        validate_item(schema, key, index, item, refuse)
+        if not accepts(item):
+            _report_item(schema, key, index, item, refuse)
         yield index, item
     validate(schema, doc.value, refuse)  # the other top-level members, with the array left empty
 
 
-@lru_cache(maxsize=None)
 def _accepted(name: str, key: str | None) -> Callable[[object], bool]:
-    """The generated yes/no test of a schema (or of the items under `key`), built once per process."""
+    """A fresh copy of the generated yes/no test of a schema (or of the items under `key`), for one document or file."""
+    return _acceptance(name, key).fresh()
+
+
+@lru_cache(maxsize=None)
+def _acceptance(name: str, key: str | None) -> Accepting:
+    """The generated yes/no test, compiled once per process; what it remembers lives in each fresh copy."""
     schema = load_schema(name)
     part = schema if key is None else schema["properties"][key]["items"]
     return Acceptor(Compiler(schema)).build(part)

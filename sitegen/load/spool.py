@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import marshal
 import zlib
-from collections import OrderedDict
+from itertools import count
+from collections import OrderedDict, defaultdict
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable, ContextManager, Iterable, Iterator, Mapping, NamedTuple
@@ -151,23 +152,22 @@ class _Tables:
     """
 
     def __init__(self):
-        self._findings: dict[tuple, int] = {}
-        self._engines: dict[tuple, int] = {}
+        # each new value gets the next number as it is first looked up, in C: the index setdefault(t, len(table)) gives
+        self._findings: dict[tuple, int] = defaultdict(count().__next__)
+        self._engines: dict[tuple, int] = defaultdict(count().__next__)
 
     def pack(self, answers: list[m.Answer | RawAnswer]) -> tuple:
         rows = tuple((a.case_version, a.repetition, self._engine(a.answer), self._engine(a.rerun), a.source) for a in answers)
         return tuple(self._findings), tuple(self._engines), rows
 
-    def _finding(self, t: tuple) -> int:
-        return self._findings.setdefault(t, len(self._findings))
-
     def _engine(self, e: m.EngineAnswer | tuple | None) -> int:
         if e is None:
             return -1  # the last entry of the unpacked engines, which is None
         status, reviewers, corrections, report = e if type(e) is tuple else _raw_engine(e)
-        t = (status, tuple([(rid, tuple(map(self._finding, found))) for rid, found in reviewers]), corrections,
-             None if report is None else tuple(map(self._finding, report)))
-        return self._engines.setdefault(t, len(self._engines))
+        finding = self._findings.__getitem__
+        t = (status, tuple([(rid, tuple(map(finding, found))) for rid, found in reviewers]), corrections,
+             None if report is None else tuple(map(finding, report)))
+        return self._engines[t]
 
 
 def _raw_engine(e: m.EngineAnswer) -> tuple:
@@ -221,11 +221,17 @@ class ResultSpool(Mapping[str, m.RunResult]):
 
     def __init__(self, keep: int = 2, *, unpacking: Callable[[], ContextManager] = nullcontext):
         self._packs: dict[str, bytes] = {}
+        self._heads: dict[str, tuple[str, tuple[m.MeasureResult, ...]]] = {}
         self._unpacked = _Unpacked(keep, unpacking)
 
     def add(self, result: m.RunResult) -> None:
         self._packs[result.run] = zlib.compress(marshal.dumps(_pack_result(result)), 1)
+        self._heads[result.run] = (result.outcome, result.measures)
         self._unpacked.forget(result.run)
+
+    def head(self, run: str) -> tuple[str, tuple[m.MeasureResult, ...]]:
+        """A run's outcome and measures, kept unpacked: a summary line needs no more."""
+        return self._heads[run]
 
     def __getitem__(self, run: str) -> m.RunResult:
         return self._unpacked.get(run, lambda r: _unpack_result(marshal.loads(zlib.decompress(self._packs[r]))))

@@ -6,13 +6,14 @@ import difflib
 import json
 from dataclasses import dataclass, replace
 from contextlib import nullcontext
-from typing import Callable, ContextManager, Mapping
+from typing import Callable, ContextManager, Iterator, Mapping
 
 from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic, RecordsError
 from sitegen.load.jsonread import NotStreamable, parse_json, read_json_text
 from sitegen.load.schema import checked_items, validate
 from sitegen.load.spool import ResultSpool
+from sitegen.score.entrywriter import PLAIN, encode_one_line, encode_string, laid_out_entry
 
 FORMAT = "sitegen.results/1"
 
@@ -22,7 +23,7 @@ def canonical_json(value: object) -> bytes:
 
     One observation per line diffs well in review and keeps a large record a third of the size of one value per line.
     Written by C: the walk lays out only the containers that span lines, and every one-line value is encoded in one
-    call of the C encoder for all of them (_encode_all), so the record costs about what one json.dumps of it costs.
+    call of the C encoder for all of them (encode_one_line), so the record costs about what one json.dumps of it costs.
     """
     return _laid_out(value, "", "") + b"\n"
 
@@ -35,32 +36,24 @@ def _laid_out(value: object, indent: str, before: str) -> bytes:
     parts: list[str] = [""] * (2 * len(texts) + 1)
     texts.append(tail)
     parts[0::2] = texts
-    parts[1::2] = _encode_all(inline)
+    parts[1::2] = encode_one_line(inline)
     return "".join(parts).encode("utf-8")
-
-
-_PLAIN = frozenset({str, int, float, bool, type(None)})  # scalars the C encoder writes the same alone or in a container
-
-# one-line containers are written as one list whose items are split apart again (see _encode_all)
-_INLINE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, check_circular=False, separators=(",\n", ": "))
-_BOUNDARY = "\x00"  # never in the encoder's output: it writes a NUL in a string as \u0000
-_encode_string = json.encoder.encode_basestring
 
 
 def _inline(value: object) -> bool:
     """A plain list or dict of plain scalars: the C encoder writes it on one line as the record wants it."""
     kind = type(value)
     if kind is list:
-        return _PLAIN.issuperset(map(type, value))
+        return PLAIN.issuperset(map(type, value))
     if kind is dict:
-        return _PLAIN.issuperset(map(type, value.values()))
+        return PLAIN.issuperset(map(type, value.values()))
     return False
 
 
 def _scalar(value: object) -> str:
     kind = type(value)
     if kind is str:
-        return _encode_string(value)
+        return encode_string(value)
     if kind is int:
         return int.__repr__(value)
     return json.dumps(value, ensure_ascii=False)
@@ -84,7 +77,7 @@ def _layout(value: object, indent: str, carry: str, texts: list[str], inline: li
             if type(key) is str:
                 name = names.get(key)
                 if name is None:
-                    name = names[key] = _encode_string(key)
+                    name = names[key] = encode_string(key)
             else:
                 name = json.dumps(key, ensure_ascii=False)
             carry += separator + name + ": "
@@ -94,7 +87,7 @@ def _layout(value: object, indent: str, carry: str, texts: list[str], inline: li
                 texts.append(carry)
                 inline.append(item)
                 carry = ""
-            elif type(item) in _PLAIN:
+            elif type(item) in PLAIN:
                 carry += _scalar(item)
             else:
                 carry = _layout(item, inner, carry, texts, inline, names)
@@ -111,27 +104,12 @@ def _layout(value: object, indent: str, carry: str, texts: list[str], inline: li
                 texts.append(carry)
                 inline.append(item)
                 carry = ""
-            elif type(item) in _PLAIN:
+            elif type(item) in PLAIN:
                 carry += _scalar(item)
             else:
                 carry = _layout(item, inner, carry, texts, inline, names)
         return carry + "\n" + indent + "]"
-    return carry + (_scalar(value) if type(value) in _PLAIN else json.dumps(value, ensure_ascii=False))
-
-
-def _encode_all(containers: list[object]) -> list[str]:
-    """Each one-line container's JSON, in order, from one call of the C encoder rather than one call per container.
-
-    Their items are separated by ",\n" inside the one list of all of them: the encoder writes no line break inside a
-    string, and holding only scalars, a container has "}" or "]" before a separator only where it ends, so those
-    separators are the boundaries and every other one becomes the one-line ", ". Each piece is what
-    json.dumps(v, sort_keys=True, ensure_ascii=False, separators=(", ", ": ")) gives for it.
-    """
-    if not containers:
-        return []
-    text = _INLINE.encode(containers)[1:-1]
-    text = text.replace("},\n", "}" + _BOUNDARY).replace("],\n", "]" + _BOUNDARY).replace(",\n", ", ")
-    return text.split(_BOUNDARY)
+    return carry + (_scalar(value) if type(value) in PLAIN else json.dumps(value, ensure_ascii=False))
 
 
 def result_to_json(result: m.RunResult) -> dict:
@@ -233,13 +211,34 @@ def write_results(results: Mapping[str, m.RunResult]) -> bytes:
     The canonical_json of {"format": FORMAT, "runs": [...]}, laid out one run at a time, so only one run's JSON tree is
     alive at once (at 10,000 case versions the whole tree would be several times the size of the record).
     """
+    return b"".join(results_pieces(results))
+
+
+def writes_as(results: Mapping[str, m.RunResult], data: bytes) -> bool:
+    """Whether write_results(results) == data, comparing piece by piece, never making the whole record beside `data`."""
+    view, at = memoryview(data), 0
+    for piece in results_pieces(results):
+        if view[at:at + len(piece)] != piece:
+            return False
+        at += len(piece)
+    return at == len(data)
+
+
+def results_pieces(results: Mapping[str, m.RunResult]) -> Iterator[bytes]:
+    """write_results' bytes in pieces: a run's entry, or a part of one, at a time."""
     if not results:
-        return canonical_json({"format": FORMAT, "runs": []})
-    chunks = [f'{{\n  "format": {_encode_string(FORMAT)},\n  "runs": ['.encode("utf-8")]
+        yield canonical_json({"format": FORMAT, "runs": []})
+        return
+    yield f'{{\n  "format": {encode_string(FORMAT)},\n  "runs": ['.encode("utf-8")
     for index, run_id in enumerate(sorted(results)):
-        chunks.append(_laid_out(result_to_json(results[run_id]), "    ", ("," if index else "") + "\n    "))
-    chunks.append(b"\n  ]\n}\n")
-    return b"".join(chunks)
+        result, before = results[run_id], ("," if index else "") + "\n    "
+        pieces = laid_out_entry(result, "    ", before)
+        if pieces is None:
+            yield _laid_out(result_to_json(result), "    ", before)
+        else:
+            yield from pieces
+        del pieces
+    yield b"\n  ]\n}\n"
 
 
 @dataclass(frozen=True)

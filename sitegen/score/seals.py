@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter
 from typing import Mapping
 
 from sitegen.core import model as m
@@ -22,10 +24,13 @@ RUN_FIELDS = (
 CASE_PARTS = ("document", "rules", "key")
 
 
+# json.dumps with these arguments makes a new encoder at every call; a seal takes thousands of digests
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def digest(value: object) -> str:
     """SHA-256 of a value's canonical JSON: sorted keys, no spaces, UTF-8 (the setups' fingerprints use the same form)."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_CANONICAL.encode(value).encode("utf-8")).hexdigest()
 
 
 def _passage(p: m.Passage | None) -> dict | None:
@@ -48,19 +53,22 @@ def case_parts(cv: m.CaseVersion) -> dict[str, object]:
     }
 
 
-def _finding(f: m.Finding) -> dict:
-    return {"id": f.id, "kind": f.kind, "rule": f.rule, "supporting_rules": list(f.supporting_rules), "missing": f.missing,
-            "quote": f.quote, "location": None if f.location is None else list(f.location), "wording": f.wording,
-            "trace": list(f.trace)}
+_FINDING_FIELDS = ("id", "kind", "rule", "supporting_rules", "missing", "quote", "location", "wording", "trace")
+_finding_values = attrgetter(*_FINDING_FIELDS)
+
+
+def _findings(findings: tuple[m.Finding, ...]) -> list[dict]:
+    """Each finding as a dict of its fields (tuples, which JSON writes as arrays), made in C: a seal digests every one."""
+    return list(map(dict, map(zip, repeat(_FINDING_FIELDS), map(_finding_values, findings))))
 
 
 def _engine(e: m.EngineAnswer | None) -> dict | None:
     if e is None:
         return None
     return {"status": e.status,
-            "reviewers": [{"id": r.id, "findings": [_finding(f) for f in r.findings]} for r in e.reviewers],
+            "reviewers": [{"id": r.id, "findings": _findings(r.findings)} for r in e.reviewers],
             "quote_corrections": [{"finding": c.finding, "before": c.before, "after": c.after} for c in e.quote_corrections],
-            "report": None if e.report is None else [_finding(f) for f in e.report]}
+            "report": None if e.report is None else _findings(e.report)}
 
 
 def answer_form(answer: m.Answer) -> dict:

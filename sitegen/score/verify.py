@@ -12,10 +12,11 @@ from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic, PublicationError, UsageError, did_you_mean
 from sitegen.core.workers import ordered_map
 from sitegen.load.jsonread import parse_json
+from sitegen.load.spool import ResultSpool
 from sitegen.score.comparison import Comparison, compare_summaries, compatibility_key, summarize
 from sitegen.score.matching import PreparedCases
 from sitegen.score.reasons import pack_reasons
-from sitegen.score.results import Difference, compare_result, read_results, write_results
+from sitegen.score.results import Difference, compare_result, read_results, write_results, writes_as
 from sitegen.score.scoring import aggregate_observed, observe_run, score_run
 from sitegen.score.seals import SealChange, case_digests, compare_seal, locate_seal_changes, seal_run
 
@@ -28,6 +29,8 @@ class PassRequest:
     recorded: Mapping[str, m.RunResult] | None  # when given, each fresh result is checked against it where it was scored
     compare: bool  # compare each run with the previous comparable one (this needs all of a run's observations)
     cases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # case_digests shared by every run's seal check
+    seal: bool = False  # seal each fresh published result where it was scored, while its answers are unpacked
+    packed: bool = False  # keep the fresh results packed (a ResultSpool): at 10,000 case versions a run's are 45 MiB
     prepared: PreparedCases | None = None  # each case version prepared for matching once, for every run of the pass
 
     def __post_init__(self):
@@ -74,7 +77,7 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
     Only the latest run of each compatibility key keeps its summary, so memory holds a few runs' summaries, not all.
     Without `keep_all_changes`, each comparison keeps only its regressions (the other changes are never built).
     """
-    results: dict[str, m.RunResult] = {}
+    results: dict[str, m.RunResult] | ResultSpool = ResultSpool() if request.packed else {}
     differences: dict[str, Difference | None] = {}
     comparisons: dict[str, Comparison] = {}
     seal_changes: dict[str, tuple[SealChange, ...]] = {}
@@ -84,7 +87,10 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
     for scored in _scored(request, sorted(runs, key=lambda r: (r.date, r.id)), jobs):
         run = scored.run
         if scored.result is not None:
-            results[run.id] = scored.result
+            if request.packed:
+                results.add(scored.result)
+            else:
+                results[run.id] = scored.result
         if scored.examined is not None and scored.examined.comparable:
             differences[run.id] = scored.examined.difference
             if scored.examined.seal_changes:
@@ -117,9 +123,18 @@ def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *,
     return verified
 
 
-def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1) -> dict[str, m.RunResult]:
-    """Fresh results of the named runs, in the order named (memory holds results, never more than one run's observations)."""
-    fresh = score_pass(PassRequest(records, None, compare=False), tuple(records.run(r) for r in run_ids), jobs=jobs).results
+def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1, sealed: bool = False) -> Mapping[str, m.RunResult]:
+    """Fresh results of the named runs, in the order named (memory holds results, never more than one run's observations).
+
+    With `sealed`, each published run's result carries its seal as the records stand, taken right after scoring it, so
+    its answers are not unpacked a second time for the seal (and with `jobs`, in the worker that scored it); the results
+    are then kept packed as they come (a ResultSpool, in the order scored), so memory holds about one run's unpacked.
+    """
+    runs = tuple(records.run(r) for r in run_ids)
+    cases = case_digests(records, _case_versions_of(records, [r for r in runs if r.published])) if sealed else {}
+    fresh = score_pass(PassRequest(records, None, compare=False, cases=cases, seal=sealed, packed=sealed), runs, jobs=jobs).results
+    if sealed:
+        return fresh
     return {run_id: fresh[run_id] for run_id in run_ids}
 
 
@@ -141,6 +156,8 @@ def _score_one(request: PassRequest, run_id: str) -> RunScored:
         del observed
     else:
         result, summary, reasons = score_run(records, run_id, prepared=request.prepared), None, None
+        if request.seal and run.published:
+            result = replace(result, seal=seal_run(records, run_id, cases=request.cases))
     if request.recorded is None:
         return RunScored(run, result, None, summary, reasons)
     return RunScored(run, None, _examine(request, result), summary, reasons)
@@ -216,7 +233,7 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
     if unknown:
         raise UsageError("unknown run(s): " + ", ".join(f'"{r}"{did_you_mean(r, known)}' for r in unknown))
     source = records.files.get("results.json")
-    fresh = score_runs(records, tuple(run_ids), jobs=jobs)
+    fresh = score_runs(records, tuple(run_ids), jobs=jobs, sealed=True)  # a published run's seal as the records stand now
     published = {r.id for r in records.published_runs}
     # the record is canonical JSON, so it reproduces byte for byte, every seal holding, exactly when its bytes are those
     # of the fresh results sealed with today's inputs: then nothing needs reading, comparing or writing (any other bytes,
@@ -226,6 +243,8 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
 
     def sealed_now(run_id: str) -> m.Seal:
         """A run's seal as the records stand, made once however often it is asked for, the case digests once for all."""
+        if fresh[run_id].seal is not None:
+            return fresh[run_id].seal
         if not cases:
             cases.update(case_digests(records, _case_versions_of(records, [records.run(r) for r in run_ids])))
         if run_id not in seals:
@@ -233,9 +252,10 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
         return seals[run_id]
 
     if source is not None and all(r in published for r in run_ids):
-        sealed = {run_id: replace(result, seal=sealed_now(run_id)) for run_id, result in fresh.items()}
-        if write_results(sealed) == source.data:
-            return ScoreReport(tuple(f"{run_id}: {_summary(fresh[run_id])} (reproduces the record; sealed)" for run_id in run_ids))
+        # every fresh result carries its seal (score_runs sealed it), and is unpacked one run at a time, piece by piece:
+        # neither the runs' results nor the record are made a second time beside its bytes
+        if writes_as(fresh, source.data):
+            return ScoreReport(tuple(f"{run_id}: {_summary(*fresh.head(run_id))} (reproduces the record; sealed)" for run_id in run_ids))
     recorded = read_results(source.data) if source is not None else {}
     lines: list[str] = []
     problems: list[Diagnostic] = []
@@ -245,7 +265,7 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
     index = {run_id: i for i, run_id in enumerate(recorded)}
     for run_id in run_ids:
         run, result = known[run_id], fresh[run_id]
-        summary = _summary(result)
+        summary = _summary(result.outcome, result.measures)
         if not run.published:
             lines.append(f"{run_id}: {summary} (not published: not written to results.json)")
             continue
@@ -305,8 +325,8 @@ def _reformatted(path: str, data: bytes, canonical: bytes) -> Diagnostic | None:
                       "version control) instead of rewriting it\n" + diff.rstrip("\n"), "results.not-canonical")
 
 
-def _summary(result: m.RunResult) -> str:
-    if result.outcome == m.CRASHED_STATE:
+def _summary(outcome: str, measures: tuple[m.MeasureResult, ...]) -> str:
+    if outcome == m.CRASHED_STATE:
         return "CRASHED (no numbers)"
-    parts = [f"{x.measure} {x.passed} of {x.observed}" if x.observed else f"{x.measure} not observed" for x in result.measures]
-    return f"{result.outcome}; " + ", ".join(parts)
+    parts = [f"{x.measure} {x.passed} of {x.observed}" if x.observed else f"{x.measure} not observed" for x in measures]
+    return f"{outcome}; " + ", ".join(parts)
