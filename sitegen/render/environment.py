@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
 from markupsafe import Markup, escape
 
 from sitegen.core.invisibles import codes_as_text
@@ -57,6 +57,27 @@ class Detail:
         return f"{case_path(case_version)}#outcomes-heading"
 
 
+def relative_href(rest: str, target: str) -> str | None:
+    """`target` (below the language folder, with its fragment) as written from the page `rest` of the same language: a
+    fragment alone on that page itself, a file name alone in its folder; None where the link must start from `base`.
+
+    A case-run page's reasons link mostly to its own rows and to its case page beside it: this keeps those links short.
+    """
+    path, hash_, fragment = target.partition("#")
+    folder, slash, _ = rest.rpartition("/")
+    if path == rest:
+        return f"#{fragment}" if hash_ else path.rpartition("/")[2]
+    if slash and path.startswith(folder + "/") and "/" not in path[len(folder) + 1:]:
+        return path[len(folder) + 1:] + hash_ + fragment
+    return None
+
+
+@pass_context
+def _href(context: Any, target: str) -> str:
+    """A link from the page being rendered to `target` (below the language folder): relative_href, else from `base`."""
+    return relative_href(context["rest"], target) or f"{context['base']}{target}"
+
+
 # Every page carries it in a <meta> element, and `sitegen serve` sends it as a header: no script, nothing from another host.
 CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
 
@@ -90,6 +111,7 @@ class Renderer:
             case_path=case_path,
             detailed=detail or Detail(),
             anchor=repetition_anchor,
+            href=_href,
             pair_reading=pair_reading,
             reason_form=REASON_FORMS,
             csp=Markup(CONTENT_SECURITY_POLICY),  # a constant, and no character in it needs escaping in an attribute
