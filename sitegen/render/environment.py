@@ -74,8 +74,10 @@ def relative_href(rest: str, target: str) -> str | None:
 
 @pass_context
 def _href(context: Any, target: str) -> str:
-    """A link from the page being rendered to `target` (below the language folder): relative_href, else from `base`."""
-    return relative_href(context["rest"], target) or f"{context['base']}{target}"
+    """A link from the page being rendered to `target` (below the language folder): relative_href, else from `base`
+    (also where no page is being rendered: a template module made with a `base` alone)."""
+    rest = context.get("rest")
+    return (relative_href(rest, target) if rest is not None else None) or f"{context['base']}{target}"
 
 
 # Every page carries it in a <meta> element, and `sitegen serve` sends it as a header: no script, nothing from another host.
