@@ -411,7 +411,7 @@ def test_documents_and_engine_text_are_marked_with_their_language(bundled_site):
     assert '<ol class="document" lang="sv">' in case
     assert '<dd lang="sv">' in case  # rule texts
     answer = (bundled_site / "en" / "cases" / "cu" / "cure-unchecked" / "2026-09-16-release.html").read_text(encoding="utf-8")
-    assert re.search(r'<td class="wording" lang="sv"[ >]', answer)
+    assert re.search(r'<p class="wording" lang="sv"[ >]', answer)
     # a quote is shown marked in its lines (and as a quotation too only when it is not the document's text verbatim)
     assert '<ol class="excerpt" lang="sv">' in answer
 

@@ -58,3 +58,38 @@ def test_a_case_run_pages_reasons_link_to_its_own_rows_by_fragment_and_to_its_ca
 def test_a_run_pages_reasons_still_link_to_the_case_run_pages_from_the_language_folder(site):
     html = (site / "en" / "runs" / "2026-09-16-release.html").read_text(encoding="utf-8")
     assert 'href="../../en/cases/cu/cure-unchecked/2026-09-16-release.html#r1"' in html
+
+
+def tables(html: str, kind: str) -> list[str]:
+    return re.findall(rf'<table class="{kind} stack">.*?</table>', html, re.S)
+
+
+def test_a_case_run_pages_verdict_tables_have_three_columns_whose_cells_read_alone_without_a_label_per_cell(site):
+    """They had five and eight columns, each cell carrying its column's name in data-label for narrow screens."""
+    pages = case_run_pages(site)
+    counted = 0
+    for path, html in pages.items():
+        sv = path.startswith("sv/")
+        for table in tables(html, "verdicts") + tables(html, "findings"):
+            assert "data-label" not in table and "scope=" not in table, path
+            # finding, verdict, what it says (a crashed run's findings are not judged: no verdict)
+            assert table.count("<th>", 0, table.index("</thead>")) == (2 if "not judged" in table or "inte prövade" in table else 3), path
+        for table in tables(html, "findings"):
+            for row in re.findall(r'<tr id="[^"]+">(.*?)</tr>', table, re.S):
+                if 'class="again"' in row:
+                    continue
+                says = row[row.rindex("<td>"):]
+                assert ("primär källa <code>" if sv else "primary rule <code>") in says, (path, row)
+                assert re.search("säger (inte )?att något saknas" if sv else "(does not say|says) something is missing", says)
+                counted += 1
+    assert counted > 200
+
+
+def test_a_report_finding_names_what_it_was_merged_from_beside_its_id(site):
+    html = case_run_pages(site)["en/cases/cu/cure-unchecked/2026-09-16-release.html"]
+    report = html[html.index('<section id="r1-report"'):]
+    row = report[report.index("<tr id=\"r1-report-f-"):]
+    head = row[: row.index("</th>")]
+    assert re.search(r"merged from <code>[^<]+</code>|no trace", head), head
+    sv = case_run_pages(site)["sv/cases/cu/cure-unchecked/2026-09-16-release.html"]
+    assert "sammanslaget från <code>" in sv

@@ -243,6 +243,7 @@ class Words:
         self.state_code = Memo(macros.state_badge)
         self.kind = Memo(macros.kind_word)
         self.yes_no = Memo(macros.yes_no)
+        self.says_missing = Memo(macros.says_missing_word)
         self.lines = Memo(macros.lines_ref)
         self.stage = Memo(macros.stage_name)
         self.evidence = Memo(macros.evidence_word)
