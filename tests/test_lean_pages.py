@@ -93,3 +93,19 @@ def test_a_report_finding_names_what_it_was_merged_from_beside_its_id(site):
     assert re.search(r"merged from <code>[^<]+</code>|no trace", head), head
     sv = case_run_pages(site)["sv/cases/cu/cure-unchecked/2026-09-16-release.html"]
     assert "sammanslaget från <code>" in sv
+
+
+def test_an_observation_of_a_pair_of_repetitions_is_explained_once_under_its_first_repetition(site):
+    """cure-unchecked, 09-16 release: the pair 1–2 differed; its reasons were written out under repetition 1 and again
+    under repetition 2."""
+    for lang, words in (("en", 'explained under <a href="#r1-why">repetition 1</a>'),
+                        ("sv", 'förklaras under <a href="#r1-why">upprepning 1</a>')):
+        html = case_run_pages(site)[f"{lang}/cases/cu/cure-unchecked/2026-09-16-release.html"]
+        r1 = html[html.index('<section id="r1"'):html.index('<section id="r2"')]
+        r2 = html[html.index('<section id="r2"'):html.index('<section id="r3"')]
+        pair = "repetition 1–2" if lang == "en" else "upprepning 1–2"
+        assert r1.count(pair) == r2.count(pair) == 2  # one observation per stage, named in both repetitions
+        assert r2.count(words) == 2 and '<h3 id="r1-why">' in r1
+        reasons_of_the_pair = [li for li in re.findall(r"<li>.*?</li>\n", r2, re.S) if pair in li]
+        assert reasons_of_the_pair and not any('class="reason"' in li for li in reasons_of_the_pair)
+        assert all('class="reason"' in li for li in re.findall(r"<li>.*?</div></li>", r1, re.S) if pair in li)

@@ -263,6 +263,7 @@ class Words:
         self.findings_open = Memo(lambda key: macros.findings_open(*key))
         self.repetition = Memo(macros.repetition_word)
         self.repetition_ref = Memo(macros.repetition_ref)
+        self.explained_under = Memo(macros.explained_under)
         self.counts = Counts(macros.counts_list)
 
 
