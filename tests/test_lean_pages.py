@@ -109,3 +109,15 @@ def test_an_observation_of_a_pair_of_repetitions_is_explained_once_under_its_fir
         reasons_of_the_pair = [li for li in re.findall(r"<li>.*?</li>\n", r2, re.S) if pair in li]
         assert reasons_of_the_pair and not any('class="reason"' in li for li in reasons_of_the_pair)
         assert all('class="reason"' in li for li in re.findall(r"<li>.*?</div></li>", r1, re.S) if pair in li)
+
+
+def test_a_state_is_one_short_element_with_its_symbol_hidden_from_screen_readers_and_its_word(site):
+    """States were two nested spans, `<span class="state state-pass"><span class="symbol" aria-hidden="true">✓</span> …`."""
+    badges = 0
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert 'class="state' not in html and '<span class="symbol"' not in html, page
+        for symbol, word in re.findall(r'<span class="st-[a-z-]+(?: wrap)?"><i aria-hidden="true">([^<]+)</i> ([^<]+)', html):
+            assert symbol in "✓✗?↺–⚠⊘!=+·" and word.strip(), (page, symbol, word)
+            badges += 1
+    assert badges > 1000

@@ -418,7 +418,7 @@ def test_a_miss_dismissed_by_rerun_is_marked_so_on_the_run_page(records_dir, con
 def test_pending_is_distinct_from_pass_and_block_by_word_and_symbol(site):
     row = run_row(site["en/index.html"], "2026-09-02-release")
     assert "Awaiting confirmation" in row and "Not passed" in row and "Passed" in row
-    symbols = {state: section_text(site["en/index.html"], f'class="state state-{state}"', "</span>") for state in ("pass", "block", "pending-confirmation")}
+    symbols = {state: section_text(site["en/index.html"], f'class="st-{state}"', "</span>") for state in ("pass", "block", "pending")}
     assert len(set(symbols.values())) == 3
 
 
