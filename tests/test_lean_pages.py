@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sitegen.build import build_site
-from sitegen.render.environment import relative_href
+from sitegen.render.links import relative_href
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 

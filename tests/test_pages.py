@@ -681,7 +681,7 @@ def test_an_expected_row_is_the_macros_output_whatever_its_text_holds(records_di
     records = make_records(records_dir)
     renderer = Renderer("en", translations()["en"], templates=TEMPLATES, config=records.config, languages=("sv", "en"), build_date="")
     document = "Heading\nThe note says <§> here\nand ends."
-    rows = CaseRows(renderer.case_rows, document)
+    rows = CaseRows(renderer.case_rows, document, renderer.env.globals["word"])
     for section in ("rep-1-reviewer", 'r"<§>&2'):
         assert rows.expected(section, verdict) == renderer.case_rows.expected_row(verdict, section)
 

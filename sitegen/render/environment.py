@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from sitegen.core.invisibles import codes_as_text
 from sitegen.score.measures.registry import MEASURES, REASON_WORDS, TITLES
 from sitegen.render.formatting import LocaleFormat
+from sitegen.render.links import LINKS, case_path, repetition_anchor
 from sitegen.render.reasons import REASON_FORMS, pair_reading
 from sitegen.render.templating import SiteEnvironment, escaped_variables
 
@@ -24,17 +25,6 @@ class Page:
     path: str
     data: bytes
 
-
-
-def case_path(case_version: str, run: str | None = None) -> str:
-    """Where a case version's page (or its page for one run) lives below a language folder; sharded by the id's first two characters."""
-    return f"cases/{case_version[:2]}/{case_version}/{run + '.html' if run else 'index.html'}"
-
-
-def repetition_anchor(repetition: str | int, stage: str | None = None) -> str:
-    """The anchor of a repetition (and stage) on a case's run page; a span of repetitions points at its first."""
-    first = str(repetition).split("-", 1)[0]
-    return f"r{first}-{stage}" if stage else f"r{first}"
 
 
 class Detail:
@@ -55,29 +45,6 @@ class Detail:
         if self(case_version, run):
             return f"{case_path(case_version, run)}#{anchor}"
         return f"{case_path(case_version)}#outcomes-heading"
-
-
-def relative_href(rest: str, target: str) -> str | None:
-    """`target` (below the language folder, with its fragment) as written from the page `rest` of the same language: a
-    fragment alone on that page itself, a file name alone in its folder; None where the link must start from `base`.
-
-    A case-run page's reasons link mostly to its own rows and to its case page beside it: this keeps those links short.
-    """
-    path, hash_, fragment = target.partition("#")
-    folder, slash, _ = rest.rpartition("/")
-    if path == rest:
-        return f"#{fragment}" if hash_ else path.rpartition("/")[2]
-    if slash and path.startswith(folder + "/") and "/" not in path[len(folder) + 1:]:
-        return path[len(folder) + 1:] + hash_ + fragment
-    return None
-
-
-@pass_context
-def _href(context: Any, target: str) -> str:
-    """A link from the page being rendered to `target` (below the language folder): relative_href, else from `base`
-    (also where no page is being rendered: a template module made with a `base` alone)."""
-    rest = context.get("rest")
-    return (relative_href(rest, target) if rest is not None else None) or f"{context['base']}{target}"
 
 
 # Every page carries it in a <meta> element, and `sitegen serve` sends it as a header: no script, nothing from another host.
@@ -113,8 +80,8 @@ class Renderer:
             case_path=case_path,
             detailed=detail or Detail(),
             anchor=repetition_anchor,
-            href=_href,
             pair_reading=pair_reading,
+            **LINKS,
             reason_form=REASON_FORMS,
             csp=Markup(CONTENT_SECURITY_POLICY),  # a constant, and no character in it needs escaping in an attribute
         )
