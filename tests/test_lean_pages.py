@@ -11,6 +11,7 @@ from sitegen.build import build_site
 from sitegen.render.links import relative_href
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
+CALLS_PER_PAGE = 100  # Context.call per page of the bundled site's whole build: 117.3 before (56371d1), 87.7 after
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +122,24 @@ def test_a_state_is_one_short_element_with_its_symbol_hidden_from_screen_readers
             assert symbol in "✓✗?↺–⚠⊘!=+·" and word.strip(), (page, symbol, word)
             badges += 1
     assert badges > 1000
+
+
+def test_a_case_run_page_costs_few_template_calls(tmp_path, monkeypatch):
+    """Issue 15, target 2: the build's time was Jinja's Context.call. Counted, never timed, over a whole build of the
+    bundled publication (CALLS_PER_PAGE); on the 100-case synthetic publication 402.6 per page before, 213.6 after
+    (benchmarks/count_calls.py)."""
+    from jinja2.runtime import Context
+
+    calls = 0
+    original = Context.call
+
+    def counted(self, *args, **kwargs):
+        nonlocal calls
+        calls += 1
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Context, "call", counted)
+    out = tmp_path / "site"
+    build_site(RECORDS, out)
+    pages = sum(1 for _ in out.rglob("*.html"))
+    assert calls / pages < CALLS_PER_PAGE, (calls, pages)

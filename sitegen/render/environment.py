@@ -231,6 +231,9 @@ class Words:
         self.repetition = Memo(macros.repetition_word)
         self.repetition_ref = Memo(macros.repetition_ref)
         self.explained_under = Memo(macros.explained_under)
+        self.outcome = Memo(macros.outcome_word)
+        self.count = Memo(macros.count_word)
+        self.number = Memo(made["fmt"].number)
         self.counts = Counts(macros.counts_list)
 
 
