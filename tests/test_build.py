@@ -411,7 +411,7 @@ def test_documents_and_engine_text_are_marked_with_their_language(bundled_site):
     assert '<ol class="document" lang="sv">' in case
     assert '<dd lang="sv">' in case  # rule texts
     answer = (bundled_site / "en" / "cases" / "cu" / "cure-unchecked" / "2026-09-16-release.html").read_text(encoding="utf-8")
-    assert re.search(r'<td class="wording" lang="sv"[ >]', answer)
+    assert re.search(r'<p class="wording" lang="sv"[ >]', answer)
     # a quote is shown marked in its lines (and as a quotation too only when it is not the document's text verbatim)
     assert '<ol class="excerpt" lang="sv">' in answer
 
@@ -419,7 +419,8 @@ def test_documents_and_engine_text_are_marked_with_their_language(bundled_site):
 def test_every_observation_that_did_not_pass_is_explained_on_the_case_pages_it_concerns(bundled_site):
     """METHOD.md: every failed observation is traceable to run, case version, repetition and stage, with its reason,
     "so that a reader can open the case and see why": each one's reason, worded in the page's language from its structured
-    reason, stands in the section of each repetition it concerns (and the results file's English detail does not)."""
+    reason, stands in the section of the first repetition it concerns (and the results file's English detail does not);
+    the section of a pair's second repetition names the observation and links to that reason (issue 15, page weight)."""
     from collections import Counter
 
     results = json.loads((RECORDS / "results.json").read_text(encoding="utf-8"))
@@ -427,14 +428,19 @@ def test_every_observation_that_did_not_pass_is_explained_on_the_case_pages_it_c
     for case in json.loads((RECORDS / "cases.json").read_text(encoding="utf-8")).get("pairs", []):
         pairs[case["id"]] = case["versions"]
     concerned = Counter()
+    linked = Counter()
     details = {}
     for run in results["runs"]:
         for o in run["observations"]:
             versions = pairs[o["subject"]] if o["measure"] == "INVARIANT_PAIRS" else [o["case_version"]]
             for cv in versions:
-                for rep in o["repetition"].split("-"):
-                    concerned[(run["run"], cv, rep)] += 1
+                first, *others = o["repetition"].split("-")
+                concerned[(run["run"], cv, first)] += 1
+                for rep in (first, *others):
                     details.setdefault((run["run"], cv, rep), []).append(o["detail"])
+                for rep in others:
+                    linked[(run["run"], cv, rep)] += 1
+                    concerned.setdefault((run["run"], cv, rep), 0)
     for (run, cv, rep), count in concerned.items():
         for lang in ("sv", "en"):
             html = (bundled_site / lang / "cases" / cv[:2] / cv / f"{run}.html").read_text(encoding="utf-8")
@@ -442,6 +448,7 @@ def test_every_observation_that_did_not_pass_is_explained_on_the_case_pages_it_c
             section = re.sub(r'<ul class="reason-differences">.*?</ul>', "", section, flags=re.S)
             section = section[: section.index("</ul>", section.index(f'id="r{rep}-why"'))]
             assert section.count('<div class="reason">') == count, (run, cv, rep, lang)
+            assert section.count('-why">' + ("repetition" if lang == "en" else "upprepning")) == linked[(run, cv, rep)], (run, cv, rep, lang)
             assert not any(detail in section for detail in details[(run, cv, rep)]), (run, cv, rep, lang)
     assert len(concerned) > 20
 

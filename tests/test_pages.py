@@ -418,7 +418,7 @@ def test_a_miss_dismissed_by_rerun_is_marked_so_on_the_run_page(records_dir, con
 def test_pending_is_distinct_from_pass_and_block_by_word_and_symbol(site):
     row = run_row(site["en/index.html"], "2026-09-02-release")
     assert "Awaiting confirmation" in row and "Not passed" in row and "Passed" in row
-    symbols = {state: section_text(site["en/index.html"], f'class="state state-{state}"', "</span>") for state in ("pass", "block", "pending-confirmation")}
+    symbols = {state: section_text(site["en/index.html"], f'class="st-{state}"', "</span>") for state in ("pass", "block", "pending")}
     assert len(set(symbols.values())) == 3
 
 
@@ -681,7 +681,7 @@ def test_an_expected_row_is_the_macros_output_whatever_its_text_holds(records_di
     records = make_records(records_dir)
     renderer = Renderer("en", translations()["en"], templates=TEMPLATES, config=records.config, languages=("sv", "en"), build_date="")
     document = "Heading\nThe note says <§> here\nand ends."
-    rows = CaseRows(renderer.case_rows, document)
+    rows = CaseRows(renderer.case_rows, document, renderer.env.globals["word"])
     for section in ("rep-1-reviewer", 'r"<§>&2'):
         assert rows.expected(section, verdict) == renderer.case_rows.expected_row(verdict, section)
 

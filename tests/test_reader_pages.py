@@ -80,7 +80,7 @@ def test_every_symbol_on_the_pages_is_drawn_by_debians_stock_font(bundled):
     assert ord("✓") in drawn and ord("⛔") not in drawn  # the parser reads the font as fc-list does
     used = {}
     for path, html in pages(bundled).items():
-        for symbol in re.findall(r'<span class="symbol" aria-hidden="true">([^<]*)</span>', html):
+        for symbol in re.findall(r'<span class="st-[a-z-]+(?: wrap)?"><i aria-hidden="true">([^<]*)</i>', html):
             used.setdefault(symbol, path)
         for symbol in re.findall(r'<dt aria-hidden="true">([^<]*)</dt>', html):
             used.setdefault(symbol, path)
@@ -109,7 +109,7 @@ def test_swedish_pages_call_awaiting_confirmation_by_one_name(bundled):
     assert not offending, offending[:5]
     run = swedish["sv/runs/2026-09-02-nightly.html"]
     assert "Väntar på bekräftelse" in run  # the measure's state and the column of the measures table
-    assert re.search(r'state-pending-confirmation"><span class="symbol" aria-hidden="true">\?</span> väntar på bekräftelse<', run)
+    assert re.search(r'<span class="st-pending"><i aria-hidden="true">\?</i> väntar på bekräftelse<', run)
 
 
 # --- the 404 page and the favicon ------------------------------------------------------------------

@@ -110,13 +110,34 @@ class CaseRows:
     render_case makes one per case and language, so nothing is kept beyond the case's own pages.
     """
 
-    def __init__(self, macros: Any, document: str):
+    def __init__(self, macros: Any, document: str, words: Any):
         self._macros = macros
         self._document = document
+        self._words = words
         self._excerpts: dict[tuple, tuple[Any, bool, bool]] = {}
         self._expected: dict[tuple, Any] = {}
         self._findings: dict[tuple, Any] = {}
         self._again: dict[tuple, Any] = {}
+
+    def tables(self, verdict: StageVerdict, stage: str, section_id: str, reviewers: Mapping[str, str],
+               marks: Mapping[tuple[str, str], str], earlier: Mapping[tuple[str, str], tuple[str, str]]) -> Markup:
+        """A stage's two verdict tables, joined here from their remembered rows: a loop in the template cost several
+        template calls per row, on the build's most numerous pages."""
+        out: list[str] = []
+        if verdict.expected:
+            out += (self._words.expected_open[section_id], "\n")
+            for e in verdict.expected:
+                out += (self.expected(section_id, e, marks.get((stage, e.expected.id))), "\n")
+            out.append("</tbody>\n</table>\n")
+        if verdict.findings:
+            out += (self._words.findings_open[(section_id, stage)], "\n")
+            section = escape_output(section_id)
+            for v in verdict.findings:
+                out.append(f'<tr id="{section}-f-{escape_output(v.finding.id)}">\n')
+                target = earlier.get((section_id, v.finding.id))
+                out.append(self.finding_again(v, stage, reviewers, target) if target else self.finding(v, stage, reviewers))
+            out.append("</tbody>\n</table>\n")
+        return Markup("".join(out))
 
     def expected(self, section_id: str, verdict: Any, mark: str | None = None) -> Any:
         """An expected finding's row in a stage's section: rendered once per verdict, the section's id put in after.
@@ -282,7 +303,7 @@ def render_case_page(renderer: Renderer, bundle: CaseInput) -> Page:
 def render_case_runs(renderer: Renderer, bundle: CaseInput) -> list[Page]:
     """The case version's page for each run in the bundle: the engine's findings against the key."""
     cv = bundle.case_version
-    rows = CaseRows(renderer.case_rows, cv.document)
+    rows = CaseRows(renderer.case_rows, cv.document, renderer.env.globals["word"])
     return [renderer.page("case_run.html.j2", case_path(cv.id, run_input.run.id), {"cv": cv, "item": run_input, "rows": rows})
             for run_input in bundle.runs]
 

@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 from sitegen.core.invisibles import codes_as_text
 from sitegen.score.measures.registry import MEASURES, REASON_WORDS, TITLES
 from sitegen.render.formatting import LocaleFormat
+from sitegen.render.links import LINKS, case_path, repetition_anchor
 from sitegen.render.reasons import REASON_FORMS, pair_reading
 from sitegen.render.templating import SiteEnvironment, escaped_variables
 
@@ -24,17 +25,6 @@ class Page:
     path: str
     data: bytes
 
-
-
-def case_path(case_version: str, run: str | None = None) -> str:
-    """Where a case version's page (or its page for one run) lives below a language folder; sharded by the id's first two characters."""
-    return f"cases/{case_version[:2]}/{case_version}/{run + '.html' if run else 'index.html'}"
-
-
-def repetition_anchor(repetition: str | int, stage: str | None = None) -> str:
-    """The anchor of a repetition (and stage) on a case's run page; a span of repetitions points at its first."""
-    first = str(repetition).split("-", 1)[0]
-    return f"r{first}-{stage}" if stage else f"r{first}"
 
 
 class Detail:
@@ -91,6 +81,7 @@ class Renderer:
             detailed=detail or Detail(),
             anchor=repetition_anchor,
             pair_reading=pair_reading,
+            **LINKS,
             reason_form=REASON_FORMS,
             csp=Markup(CONTENT_SECURITY_POLICY),  # a constant, and no character in it needs escaping in an attribute
         )
@@ -219,6 +210,7 @@ class Words:
         self.state_code = Memo(macros.state_badge)
         self.kind = Memo(macros.kind_word)
         self.yes_no = Memo(macros.yes_no)
+        self.says_missing = Memo(macros.says_missing_word)
         self.lines = Memo(macros.lines_ref)
         self.stage = Memo(macros.stage_name)
         self.evidence = Memo(macros.evidence_word)
@@ -238,6 +230,10 @@ class Words:
         self.findings_open = Memo(lambda key: macros.findings_open(*key))
         self.repetition = Memo(macros.repetition_word)
         self.repetition_ref = Memo(macros.repetition_ref)
+        self.explained_under = Memo(macros.explained_under)
+        self.outcome = Memo(macros.outcome_word)
+        self.count = Memo(macros.count_word)
+        self.number = Memo(made["fmt"].number)
         self.counts = Counts(macros.counts_list)
 
 

@@ -1,0 +1,87 @@
+"""Where pages and anchors are, and the links a reason names (expected findings, findings, repetitions, versions), made
+in Python: a page's reasons name many ids, and a macro per link was the render's most frequent call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jinja2 import pass_context
+from markupsafe import Markup, escape
+
+
+def case_path(case_version: str, run: str | None = None) -> str:
+    """Where a case version's page (or its page for one run) lives below a language folder; sharded by the id's first two characters."""
+    return f"cases/{case_version[:2]}/{case_version}/{run + '.html' if run else 'index.html'}"
+
+
+def repetition_anchor(repetition: str | int, stage: str | None = None) -> str:
+    """The anchor of a repetition (and stage) on a case's run page; a span of repetitions points at its first."""
+    first = str(repetition).split("-", 1)[0]
+    return f"r{first}-{stage}" if stage else f"r{first}"
+
+
+def relative_href(rest: str, target: str) -> str | None:
+    """`target` (below the language folder, with its fragment) as written from the page `rest` of the same language: a
+    fragment alone on that page itself, a file name alone in its folder; None where the link must start from `base`.
+
+    A case-run page's reasons link mostly to its own rows and to its case page beside it: this keeps those links short.
+    """
+    path, hash_, fragment = target.partition("#")
+    folder, slash, _ = rest.rpartition("/")
+    if path == rest:
+        return f"#{fragment}" if hash_ else path.rpartition("/")[2]
+    if slash and path.startswith(folder + "/") and "/" not in path[len(folder) + 1:]:
+        return path[len(folder) + 1:] + hash_ + fragment
+    return None
+
+
+def href(context: Any, target: str) -> str:
+    """A link from the page being rendered to `target` (below the language folder): relative_href, else from `base`
+    (also where no page is being rendered: a template module made with a `base` alone)."""
+    rest = context.get("rest")
+    return (relative_href(rest, target) if rest is not None else None) or f"{context['base']}{target}"
+
+
+_LINK = Markup('<a href="{}">{}</a>')
+_CODE_LINK = Markup('<a href="{}"><code>{}</code></a>')
+
+
+@pass_context
+def expected_link(context: Any, cv: str, id: str) -> Markup:
+    """An expected finding, linked to its row of the key on the case page."""
+    return _CODE_LINK.format(href(context, f"{case_path(cv)}#key-{id}"), id)
+
+
+@pass_context
+def finding_link(context: Any, run_id: str, cv: str, repetition: Any, stage: str, id: str, rerun: bool = False) -> Markup:
+    """A finding, linked to its row on the case-run page (or to the case page's outcomes when that page is not kept)."""
+    section = f"{repetition_anchor(repetition)}-rerun-{stage}" if rerun else repetition_anchor(repetition, stage)
+    return _CODE_LINK.format(href(context, context["detailed"].link(cv, run_id, f"{section}-f-{id}")), id)
+
+
+@pass_context
+def findings_links(context: Any, run_id: str, cv: str, repetition: Any, stage: str, ids: Any) -> Markup:
+    """Several findings of one stage, linked, separated by commas."""
+    return Markup(", ").join(finding_link(context, run_id, cv, repetition, stage, id) for id in ids)
+
+
+@pass_context
+def repetition_link(context: Any, run_id: str, cv: str, repetition: Any, capital: bool = False) -> Markup:
+    """A repetition (or a pair of them, at its first), named in the page's language and linked to its section."""
+    word = context["word"]
+    name = word.repetition[repetition] if capital else word.repetition_ref[repetition]
+    return _LINK.format(href(context, context["detailed"].link(cv, run_id, repetition_anchor(repetition))), name)
+
+
+@pass_context
+def version_link(context: Any, run_id: str, cv: str, repetition: Any) -> Markup:
+    """A case version of a pair, linked to the repetition on its case-run page."""
+    return _CODE_LINK.format(href(context, context["detailed"].link(cv, run_id, repetition_anchor(repetition))), cv)
+
+
+def code(text: Any) -> Markup:
+    return Markup("<code>{}</code>").format(escape(text))
+
+
+LINKS = {"href": pass_context(href), "expected_link": expected_link, "finding_link": finding_link,
+         "findings_links": findings_links, "repetition_link": repetition_link, "version_link": version_link, "code": code}
