@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from factories import DOCUMENT, case_version, engine, expected, finding, records
 from sitegen.core import model as m
 from sitegen.score.matching import CaseContext, judge_stage, method_for
-from sitegen.score.measures.base import Passed, judge_run
-from sitegen.score.measures.identical_input_stability import _signature, _summary
+from sitegen.score.measures.base import Difference, Passed, judge_run
+from sitegen.score.measures.identical_input_stability import _differences, _signature
 from sitegen.score.measures.registry import MEASURE_FUNCTIONS
 from sitegen.load.records import load_records
 from sitegen.score.scoring import aggregate_observed, observe_run, score_run
@@ -267,10 +267,22 @@ def test_counting_the_passed_observations_gives_what_listing_them_gives_on_real_
 @SETTINGS
 @given(left=findings("a"), right=findings("b"))
 def test_equal_stability_signatures_are_those_where_no_entry_of_the_summaries_differs(left, right):
-    # IDENTICAL_INPUT_STABILITY compares two signatures in one go before it looks for the first summary entry that differs
+    # IDENTICAL_INPUT_STABILITY compares two signatures in one go, and words only the entries that differ: the same
+    # entries, in the same order, as comparing the two summaries the method describes entry by entry
     ctx = CaseContext(case_version("cv", expected_findings=KEY, prohibited=PROHIBITED, voluntary=VOLUNTARY, rules=RULES))
     verdicts = [judge_stage(ctx, f, method_for(6)) for f in (left, right)]
+    one, two = (_described(v) for v in verdicts)
+    described = [Difference(k, one[k], two[k]) for k in one if one[k] != two[k]]
     signatures = [_signature(v) for v in verdicts]
-    one, two = (_summary(v, s) for v, s in zip(verdicts, signatures))
-    assert list(one) == list(two)
-    assert (signatures[0] == signatures[1]) == (not [k for k in one if one[k] != two[k]])
+    assert (signatures[0] == signatures[1]) == (not described)
+    assert list(_differences(verdicts[0].expected, *signatures)) == described
+
+
+def _described(verdict) -> dict:
+    """A repetition's summary as METHOD.md words it: each expected finding matched or missed, then the four counts."""
+    summary = {f"expected:{ev.expected.id}": ("matched" if ev.finding else "missed") for ev in verdict.expected}
+    counted = [v for v in verdict.findings if v.category != m.VOLUNTARY]
+    summary.update(flaws=sum(v.finding.kind == m.FLAW for v in counted), strengths=sum(v.finding.kind == m.STRENGTH for v in counted),
+                   unexpected=sum(v.category == m.UNEXPECTED for v in counted),
+                   prohibited=sum(v.category == m.PROHIBITED for v in counted))
+    return summary

@@ -43,8 +43,7 @@ def identical_input_stability(judged: JudgedRun, listed: bool = True) -> Iterato
                     else:
                         yield Passed(1, cases)
                     continue
-                left, right = _summary(verdicts[i], signatures[i]), _summary(verdicts[j], signatures[j])
-                differences = tuple([Difference(k, left[k], right[k]) for k in left if left[k] != right[k]])
+                differences = _differences(verdicts[i].expected, signatures[i], signatures[j])
                 first = differences[0].key
                 why = Reason("outcome" if first.startswith("expected:") else f"count.{first}", repetitions=(i, j),
                              differences=differences)
@@ -76,13 +75,16 @@ def _signature(verdict: m.StageVerdict) -> tuple:
     return tuple([ev.finding is not None for ev in verdict.expected]), flaws, strengths, unexpected, prohibited
 
 
-def _summary(verdict: m.StageVerdict, signature: tuple) -> dict[str, object]:
-    """The verdict's signature in the results record's words, each entry under the key a difference names."""
-    matched, flaws, strengths, unexpected, prohibited = signature
-    summary: dict[str, object] = {f"expected:{ev.expected.id}": ("matched" if found else "missed")
-                                  for ev, found in zip(verdict.expected, matched)}
-    summary.update(flaws=flaws, strengths=strengths, unexpected=unexpected, prohibited=prohibited)
-    return summary
+_COUNTS = ("flaws", "strengths", "unexpected", "prohibited")  # the signature's counts, in its order, as the record names them
+
+
+def _differences(expected: tuple[m.ExpectedVerdict, ...], left: tuple, right: tuple) -> tuple[Difference, ...]:
+    """Every entry two signatures disagree on, in the results record's words: each expected finding (in key order, as
+    "expected:ID", matched or missed), then each count."""
+    differences = [Difference(f"expected:{ev.expected.id}", "matched" if a else "missed", "matched" if b else "missed")
+                   for ev, a, b in zip(expected, left[0], right[0]) if a != b]
+    differences += [Difference(name, a, b) for name, a, b in zip(_COUNTS, left[1:], right[1:]) if a != b]
+    return tuple(differences)
 
 
 MEASURE = Measure("IDENTICAL_INPUT_STABILITY", N_("Same assessment when repeated"), identical_input_stability, REASONS,
