@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
@@ -31,11 +32,12 @@ class PassRequest:
     cases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # case_digests shared by every run's seal check
     seal: bool = False  # seal each fresh published result where it was scored, while its answers are unpacked
     packed: bool = False  # keep the fresh results packed (a ResultSpool): at 10,000 case versions a run's are 45 MiB
-    prepared: PreparedCases | None = None  # each case version prepared for matching once, for every run of the pass
 
-    def __post_init__(self):
-        if self.prepared is None:  # the pass's own: each process of it fills its copy as its runs need
-            object.__setattr__(self, "prepared", PreparedCases(self.records.case_versions))
+    @cached_property
+    def prepared(self) -> PreparedCases:
+        """Each case version prepared for matching once, for every run of the pass: derived from the records, made on
+        first need (in each forked worker for its own runs, unless the pass made it before forking)."""
+        return PreparedCases(self.records.case_versions)
 
 
 @dataclass(frozen=True)
