@@ -24,7 +24,7 @@ from sitegen.publish.site import PageWriter, check_out_dir, sha256sums, staging,
 from sitegen.publish.stamp import Stamp, forget_stamp, input_digest, read_stamp, site_files, up_to_date, write_stamp
 from sitegen.render.catalogs import load_catalogs
 from sitegen.render.feed import FEED_PATH, feed_path, render_atom, render_changelog_json
-from sitegen.render.pagecache import PageCache, folders_digest, page_key
+from sitegen.render.pagecache import PageCache, folders_digest, page_config, page_key
 from sitegen.render.pages import iter_pages
 from sitegen.score.comparison import Comparison
 from sitegen.score.scoring import verdict_source
@@ -218,7 +218,7 @@ def render_salt(checked: Checked, *, detail_runs: int | None = None) -> bytes:
     """What every cached page is made of besides its own inputs: sitegen, templates, catalogs, configuration, languages, date,
     how many runs keep their case pages."""
     config = checked.records.config
-    return bytes.fromhex(page_key(folders_digest(*SOURCES), __version__, config, tuple(config.languages), checked.build_date,
+    return bytes.fromhex(page_key(folders_digest(*SOURCES), __version__, page_config(config), tuple(config.languages), checked.build_date,
                                   detail_runs))
 
 

@@ -11,6 +11,7 @@ import pytest
 
 import sitegen.build as build
 from sitegen.cli import main
+from sitegen.render.environment import Renderer
 from sitegen.render.pagecache import MARKER, PageCache
 
 SMALL = Path(__file__).resolve().parent / "data" / "records-small"
@@ -53,6 +54,10 @@ def workspace(tmp_path, monkeypatch):
             run["published"] = True
     (records / "runs.json").write_text(json.dumps(runs, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     assert main(["score", "r3", "--records", str(records)]) == 0
+    originals["sitegen.json"] = (records / "sitegen.json").read_bytes()
+    config = json.loads(originals["sitegen.json"])  # the run's answers file is published with it, as a maintainer adds a run
+    config["publish"].append({"record": "answers-hidden.json", "name": "quality-answers-r3.json"})
+    (records / "sitegen.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     published = {name: (records / name).read_bytes() for name in originals}
     for name, data in originals.items():
         (records / name).write_bytes(data)
@@ -169,6 +174,50 @@ def test_adding_a_run_renders_only_the_pages_that_depend_on_it(workspace, monkey
     # the new run's case-run pages and every case page (its grid of outcomes gains a row), in both languages
     assert counted.stores == 2 * (case_versions + case_versions)
     assert counted.hits == first - 2 * case_versions  # the other runs' case-run pages came from the cache
+
+
+class Rendering:
+    """Counts the pages rendered, by path (builds run in this process), whatever the cache does."""
+
+    def __init__(self, monkeypatch):
+        self.paths: list[str] = []
+        page = Renderer.page
+
+        def counted(renderer, template, rest, *args, **kwargs):
+            made = page(renderer, template, rest, *args, **kwargs)
+            self.paths.append(made.path)
+            return made
+
+        monkeypatch.setattr(Renderer, "page", counted)
+
+
+def test_a_run_added_with_its_own_answers_file_renders_only_its_pages_the_case_pages_and_the_shared_ones(workspace, monkeypatch):
+    """A run added changes the configuration (its answers file is published): the other runs' case-run pages keep their keys."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    rendering = Rendering(monkeypatch)
+    build.build_site(ws["records"], out, cache=cache)
+    everything = set(rendering.paths)
+    _toggle_run(ws, random.Random(0), 0)
+    rendering.paths.clear()
+    build.build_site(ws["records"], out, cache=cache)
+    rendered = set(rendering.paths)
+    assert len(rendering.paths) == len(rendered), "no page is rendered twice"
+    case_pages = {p for p in everything if "/cases/" in p and p.endswith("/index.html")}
+    case_runs = {p for p in everything | rendered if "/cases/" in p and p not in case_pages}
+    new_run = {p for p in case_runs if p.endswith("/r3.html")}
+    assert case_pages and new_run and case_runs - new_run
+    assert {p for p in rendered if p in case_runs} == new_run  # not one other run's case-run page
+    assert case_pages <= rendered  # each grid of outcomes gained a row
+    assert {"sv/index.html", "en/index.html", "index.html", "sv/method.html"} <= rendered
+    assert tree(out) == tree(_full_build(ws))
+
+
+def _full_build(ws) -> Path:
+    full = ws["root"] / "full"
+    shutil.rmtree(full, ignore_errors=True)
+    build.build_site(ws["records"], full)
+    return full
 
 
 def test_a_build_with_nothing_changed_stops_before_reading_the_records(workspace, monkeypatch):

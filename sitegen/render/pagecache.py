@@ -13,7 +13,7 @@ import hashlib
 import io
 import os
 import pickle
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -33,6 +33,23 @@ def page_key(salt: bytes, *inputs: Any) -> str:
     digest = hashlib.sha256(salt)
     digest.update(buffer.getvalue())
     return digest.hexdigest()
+
+
+def page_config(config: Any) -> Any:
+    """The configuration as pages can show it: which records files are read and published (and the deny-list checked on
+    them) is the loader's and the writer's business, so a run added with its own answers file keeps the other pages' keys."""
+    return replace(config, answers=(), publish=(), internal_fields=())
+
+
+def answer_token(records: Any, key: tuple[str, str, int]) -> tuple | None:
+    """What names an answer in a page's key without unpacking it: the SHA-256 of the records file it was read from (the
+    answer is made from those bytes alone, by the loader in the salt) and where it is in that file, or None when absent."""
+    answers = records.answers
+    source = answers.source(key) if hasattr(answers, "source") else (answers[key].source if key in answers else None)
+    if source is None:
+        return None
+    file = records.files.get(source)
+    return ("answer", source, file.sha256 if file is not None else None, *key)
 
 
 class _KeyPickler(pickle.Pickler):

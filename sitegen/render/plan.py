@@ -8,7 +8,7 @@ from typing import Any, Callable, Mapping, Sequence
 from sitegen.core.model import Pair, Records, Run, RunResult
 from sitegen.render.cases import Verdicts, collect_case, render_case_page, render_case_runs
 from sitegen.render.environment import Page, Renderer, case_path
-from sitegen.render.pagecache import PageCache, page_key
+from sitegen.render.pagecache import PageCache, answer_token, page_key
 from sitegen.render.views import index_cases, index_observations, run_grid, run_listings
 from sitegen.score.reasons import ReasonSource
 
@@ -75,10 +75,10 @@ class PageJob:
                 (page,) = render_case_runs(self.renderers[lang], made["bundle"])
                 return page
 
-            inputs = ("case-run", self.records.case_versions[cv_id], run, self.records.stages(run), self.outcomes.get(run.id),
+            inputs = ("case-run", self._case_digest(cv_id), run, self.records.stages(run), self.outcomes.get(run.id),
                       tuple((rep, self.states.get(run.id, {}).get((cv_id, rep)), found.get(run_id, {}).get((cv_id, rep)),
-                             self.records.answers.get((run.id, cv_id, rep)), observed.get(run_id, {}).get((cv_id, rep), ()))
-                            for rep in range(1, run.repetitions + 1)))
+                             answer_token(self.records, (run.id, cv_id, rep)), observed.get(run_id, {}).get((cv_id, rep), ()))
+                            for rep in range(1, run.repetitions + 1))) if self.cache is not None else ()
             pages.extend(self._cached(lang, case_path(cv_id, run_id), inputs, lambda lang=lang: render(lang)) for lang in self.languages)
         return pages
 
@@ -93,6 +93,13 @@ class PageJob:
         page = render()
         self.cache.put(key, page.data)
         return page
+
+    def _case_digest(self, cv_id: str) -> str:
+        """A case version's digest for the keys of its pages, taken once per process (its document is most of a key)."""
+        digests = self._current.setdefault("case digests", {})
+        if cv_id not in digests:
+            digests[cv_id] = page_key(b"", self.records.case_versions[cv_id])
+        return digests[cv_id]
 
     def render_run(self, run_id: str, part: int) -> list[Page]:
         """One of RUN_TASK_PARTS slices of a run's own pages (its page and the continuation pages of its long lists)."""
