@@ -15,7 +15,8 @@ prints the content, in 997 sections like the floor; no lists, feeds or taxonomie
 sitegen's full build (each into a fresh folder) alternate for --rounds rounds: the min and the median of each, their
 ratios, and the load average before and after. With --incremental, rounds of: a full build with an empty cache, a
 rebuild with nothing changed, and a build after the newest run is added to records that lacked it (a copy of
-RECORDS_DIR without it, scored once beforehand); each against the same full build.
+RECORDS_DIR without it, scored once beforehand); each against the same full build; the last alternates with rendering
+only the pages that changed (time_changed_only), and the ratio of the two is target 3's.
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from jinja2 import Environment  # noqa: E402
 
-from sitegen.build import build_site  # noqa: E402
+import sitegen.render.pages as pages_module  # noqa: E402
+from sitegen.build import build_site, check_records, render_site  # noqa: E402
+from sitegen.publish.site import PageWriter  # noqa: E402
 
 FLOOR_TEMPLATE = """<!doctype html>
 <html lang="{{ lang }}"><head><meta charset="utf-8"><title>{{ title }}</title></head>
@@ -177,12 +180,41 @@ def without_newest_run(records: Path, folder: Path) -> tuple[Path, str]:
     return folder, newest["id"]
 
 
+def time_changed_only(records: Path, added: str, folder: Path, jobs: int) -> tuple[float, int]:
+    """The time to render only the pages that changed when `added` was added, and their number.
+
+    Those are the pages a build with a cache cannot take from it: every case page (its grid gains a row), the added
+    run's case-run pages, every run's own pages and list pages and the shared pages (overview, method, changelog,
+    downloads, sitemap). They are rendered from records already loaded, checked and verified (not timed), by the build's
+    own renderer in the same number of processes, and written into a fresh folder; no other page is keyed, read or written.
+    """
+    checked = check_records(records, jobs=jobs)
+    every = pages_module.page_tasks
+
+    def changed_tasks(*args, **kwargs):
+        return [task for task in every(*args, **kwargs) if task[0] != "case-run" or task[1] == added]
+
+    folder.mkdir(parents=True)
+    pages_module.page_tasks = changed_tasks
+    try:
+        started = time.perf_counter()
+        pages, _, _ = render_site(checked, jobs=jobs, write=PageWriter(folder))
+        count = sum(1 for _ in pages)
+        seconds = time.perf_counter() - started
+    finally:
+        pages_module.page_tasks = every
+    shutil.rmtree(folder)
+    return seconds, count
+
+
 def compare_incremental(args) -> dict:
-    """Full build with an empty cache, no-change rebuild, and one run added, for --rounds rounds."""
+    """Full build with an empty cache, no-change rebuild, and one run added (alternating with rendering only the pages
+    that changed: time_changed_only), for --rounds rounds."""
     work = Path(tempfile.mkdtemp(prefix="sitegen-incremental-"))
     load_before = os.getloadavg()
     fewer, added = without_newest_run(args.records, work / "fewer")
-    figures: dict[str, list[float]] = {"full": [], "no_change": [], "one_run_added": []}
+    figures: dict[str, list[float]] = {"full": [], "no_change": [], "one_run_added": [], "changed_only": []}
+    changed_pages = 0
     for round_ in range(args.rounds):
         records, cache, out = work / f"records-{round_}", work / f"cache-{round_}", work / f"site-{round_}"
         shutil.copytree(fewer, records)
@@ -194,20 +226,30 @@ def compare_incremental(args) -> dict:
         for name in config["answers"]:
             if not (records / name).exists():
                 shutil.copy2(args.records / name, records / name)
-        figures["one_run_added"].append(time_build(records, out, args.jobs, cache))
+        for side in (("one_run_added", "changed_only") if round_ % 2 == 0 else ("changed_only", "one_run_added")):
+            if side == "one_run_added":
+                figures[side].append(time_build(records, out, args.jobs, cache))
+            else:
+                seconds, changed_pages = time_changed_only(records, added, work / f"changed-{round_}", args.jobs)
+                figures[side].append(seconds)
         pages, total = site_pages(out)
         for folder in (records, cache, out):
             shutil.rmtree(folder)
     shutil.rmtree(work, ignore_errors=True)
     full = statistics.median(figures["full"])
     report = {name: spread(values) for name, values in figures.items()}
-    report.update({"added_run": added, "pages_after": pages, "jobs": args.jobs,
+    report.update({"added_run": added, "pages_after": pages, "jobs": args.jobs, "changed_pages": changed_pages,
+                   "one_run_added_to_changed_only_median": round(statistics.median(figures["one_run_added"])
+                                                                 / statistics.median(figures["changed_only"]), 2),
+                   "one_run_added_to_changed_only_min": round(min(figures["one_run_added"]) / min(figures["changed_only"]), 2),
                    "no_change_to_full_median": round(statistics.median(figures["no_change"]) / full, 3),
                    "one_run_added_to_full_median": round(statistics.median(figures["one_run_added"]) / full, 3),
                    "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()]})
     print(f"incremental builds with a cache, --jobs {args.jobs}, {args.rounds} rounds; added run {added}; {pages} pages after")
     for name in figures:
         print(f"{name:14} min {report[name]['min']:7.2f} s  median {report[name]['median']:7.2f} s  rounds {report[name]['rounds']}")
+    print(f"one run added / rendering only the {changed_pages} changed pages: median "
+          f"{report['one_run_added_to_changed_only_median']}, min {report['one_run_added_to_changed_only_min']}")
     print(f"no change / full {report['no_change_to_full_median']}, one run added / full {report['one_run_added_to_full_median']}; "
           f"load average {report['load_before']} -> {report['load_after']}")
     return report

@@ -29,6 +29,7 @@ from sitegen.render.pages import iter_pages
 from sitegen.score.comparison import Comparison
 from sitegen.score.scoring import verdict_source
 from sitegen.score.results import read_results
+from sitegen.score.verified import VerifiedRuns
 from sitegen.score.verify import Verified, verify_published
 from sitegen import __version__
 
@@ -119,11 +120,17 @@ def recorded_phase(records: m.Records, records_dir: Path) -> ResultSpool:
         return read_results(records.results_json, path=str(Path(records_dir) / "results.json"), unpacking=frozen_when_made)
 
 
-def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1) -> Verified:
-    """Re-score every published run once, check it reproduces the record, and compare it with the previous comparable one;
-    the comparisons and each run's structured reasons (packed) go on to the pages."""
+def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1, cache: VerifiedRuns | None = None) -> Verified:
+    """Re-score every published run once (with `cache`, only those not verified before with the same inputs), check it
+    reproduces the record, and compare it with the previous comparable one; the comparisons and each run's structured
+    reasons (packed) go on to the pages."""
     with collector_paused():  # a run's observations and summary are hundreds of thousands of small acyclic objects
-        return verify_published(records, recorded, jobs=jobs)
+        return verify_published(records, recorded, jobs=jobs, cache=cache)
+
+
+def verified_cache(cache: PageCache) -> VerifiedRuns:
+    """The runs verified before, kept in the folder of a cache found to be sitegen's, keyed with sitegen's own code."""
+    return VerifiedRuns(cache.root / "verified", folders_digest(SOURCES[0]))
 
 
 def changelog_phase(records: m.Records) -> Changelog:
@@ -177,8 +184,9 @@ def provenance_phase(records_dir: Path, recorded: Mapping[str, m.RunResult], pub
 
 
 def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: int = 1,
-                  signing_key: Path | None = None) -> Checked:
-    """Load, validate, verify results, check publication rules, build the changelog and the catalogs; raise on any problem."""
+                  signing_key: Path | None = None, verified: VerifiedRuns | None = None) -> Checked:
+    """Load, validate, verify results (with `verified`, only the runs not verified before), check publication rules, build
+    the changelog and the catalogs; raise on any problem."""
     say = progress or (lambda phase, detail="": None)
     check_sources()
     say("load", str(records_dir))
@@ -186,7 +194,7 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
     recorded = recorded_phase(records, Path(records_dir))
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
-    verified = verify_phase(records, recorded, jobs=jobs)
+    verified = verify_phase(records, recorded, jobs=jobs, cache=verified)
     downloads = downloads_phase(records)
     changelog = changelog_phase(records)
     hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
@@ -275,7 +283,8 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
             return BuildSummary(Path(out), stamp.pages, stamp.downloads)
     elif pages_cache is not None and progress:
         progress("cache", f"{cache} is not a sitegen cache (no {pages_cache.root.name}/CACHEDIR.TAG of sitegen's): not used")
-    checked = check_records(Path(records_dir), progress=progress, jobs=jobs, signing_key=signing_key)
+    checked = check_records(Path(records_dir), progress=progress, jobs=jobs, signing_key=signing_key,
+                            verified=verified_cache(pages_cache) if inputs is not None else None)
     with staging(target) as folder:
         pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder),
                                               cache=pages_cache if inputs is not None else None, detail_runs=detail_runs)

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import marshal
+import os
+import pickle
 import random
 import shutil
+import zlib
 from pathlib import Path
 
 import pytest
 
 import sitegen.build as build
+import sitegen.score.verify as verify
 from sitegen.cli import main
+from sitegen.core.errors import PublicationError
 from sitegen.render.environment import Renderer
 from sitegen.render.pagecache import MARKER, PageCache
+from sitegen.score.verified import ENTRY_MAGIC, VerifiedRuns
 
 SMALL = Path(__file__).resolve().parent / "data" / "records-small"
 
@@ -114,10 +122,9 @@ def _change_date(ws, rng, step):
 
 
 def _corrupt_cache(ws, rng, step):
-    entries = sorted((ws["root"] / "cache" / "pages").rglob("*"))
+    entries = sorted((ws["root"] / "cache" / "pages").rglob("*")) + sorted((ws["root"] / "cache" / "verified").rglob("*"))
     entries = [p for p in entries if p.is_file()]
-    if entries:
-        victim = rng.choice(entries)
+    for victim in rng.sample(entries, min(2, len(entries))):
         data = victim.read_bytes()
         victim.write_bytes(data[:-7] + b"changed" if rng.random() < 0.5 else data[: len(data) // 2])
     (ws["root"] / "cache" / "build.json").write_text(rng.choice(["{", "[]", '{"format": "other"}']), encoding="utf-8")
@@ -265,3 +272,76 @@ def test_a_cache_inside_the_site_or_the_records_is_refused(workspace, where, cap
     code = main(["build", "--records", str(workspace["records"]), "--out", str(root / "site"), "--cache", str(cache), "--quiet"])
     assert code == 2 and "--cache" in capsys.readouterr().err
     assert not (root / "site").exists()
+
+
+class Scoring:
+    """Counts the runs scored afresh (builds run in this process)."""
+
+    def __init__(self, monkeypatch):
+        self.runs: list[str] = []
+        score_one = verify._score_one
+
+        def counted(request, run_id):
+            self.runs.append(run_id)
+            return score_one(request, run_id)
+
+        monkeypatch.setattr(verify, "_score_one", counted)
+
+
+def test_a_rebuild_after_one_run_added_scores_only_that_run(workspace, monkeypatch):
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    scoring = Scoring(monkeypatch)
+    build.build_site(ws["records"], out, cache=cache)
+    assert sorted(scoring.runs) == ["r1", "r2"]
+    _toggle_run(ws, random.Random(0), 0)
+    scoring.runs.clear()
+    build.build_site(ws["records"], out, cache=cache)
+    assert scoring.runs == ["r3"]
+    assert tree(out) == tree(_full_build(ws))
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted(p for p in (cache / "verified").iterdir() if p.is_file())
+
+
+@pytest.mark.parametrize("damage", ["truncated", "edited", "foreign pickle", "not a summary"])
+def test_a_corrupt_or_foreign_verification_cache_is_ignored(workspace, monkeypatch, damage):
+    """An entry that fails its digest, or passes it but holds anything but a summary and sitegen's own reasons, is not
+    trusted: the run is scored again, and the site is a full build's."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    build.build_site(ws["records"], out, cache=cache)
+    entries = _entries(cache)
+    assert len(entries) == 2
+    for entry in entries:
+        blob = entry.read_bytes()
+        if damage == "truncated":
+            entry.write_bytes(blob[: len(blob) // 2])
+        elif damage == "edited":
+            entry.write_bytes(blob[:-9] + b"x" + blob[-8:])
+        else:
+            reasons = zlib.compress(pickle.dumps({"evil": os.getcwd}), 1)
+            data = marshal.dumps(({"GROUNDING": ({("a", "1", "report", "x"): "failed"}, (0, 1))}, reasons)
+                                 if damage == "foreign pickle" else ({"GROUNDING": ["not", "a", "summary"]}, None), 4)
+            entry.write_bytes(ENTRY_MAGIC + hashlib.sha256(data).hexdigest().encode("ascii") + b"\n" + data)
+    (cache / "build.json").unlink()  # so the build does not stop early: the records are read and verified
+    scoring = Scoring(monkeypatch)
+    build.build_site(ws["records"], out, cache=cache)
+    assert sorted(scoring.runs) == ["r1", "r2"]
+    assert tree(out) == tree(_full_build(ws))
+    assert all(VerifiedRuns(cache / "verified", b"").get(p.name) is not None for p in _entries(cache)), "entries replaced"
+
+
+def test_a_run_whose_answers_changed_is_verified_again_and_refused(workspace, monkeypatch):
+    """The cache never hides a record that no longer reproduces: an edited answer changes the run's key."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    build.build_site(ws["records"], out, cache=cache)
+    answers = ws["records"] / "answers.json"
+    data = json.loads(answers.read_text(encoding="utf-8"))
+    data["answers"][0]["reviewers"][0]["findings"] = []
+    answers.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    with pytest.raises(PublicationError) as raised:
+        build.build_site(ws["records"], out, cache=cache)
+    assert any(d.code in ("seal.changed", "results.stale") for d in raised.value.diagnostics)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import marshal
 import zlib
 from itertools import count
@@ -72,6 +73,10 @@ class AnswerSpool(Mapping[Key, m.Answer]):
     def source(self, key: Key) -> str | None:
         """The records file an answer came from, without unpacking it."""
         return self._sources.get(key[0], {}).get((key[1], key[2]))
+
+    def sources(self, run: str) -> frozenset[str]:
+        """The records files a run's answers came from, without unpacking them."""
+        return frozenset(self._sources.get(run, {}).values())
 
     def __getitem__(self, key: Key) -> m.Answer:
         run, case_version, repetition = key
@@ -228,6 +233,11 @@ class ResultSpool(Mapping[str, m.RunResult]):
         self._packs[result.run] = zlib.compress(marshal.dumps(_pack_result(result)), 1)
         self._heads[result.run] = (result.outcome, result.measures)
         self._unpacked.forget(result.run)
+
+    def digest(self, run: str) -> str:
+        """The SHA-256 of a run's result in a form that depends on its values alone (marshal version 0 shares nothing,
+        so which strings happen to be interned, or referred to twice, does not change it)."""
+        return hashlib.sha256(marshal.dumps(marshal.loads(zlib.decompress(self._packs[run])), 0)).hexdigest()
 
     def head(self, run: str) -> tuple[str, tuple[m.MeasureResult, ...]]:
         """A run's outcome and measures, kept unpacked: a summary line needs no more."""

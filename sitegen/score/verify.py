@@ -20,6 +20,7 @@ from sitegen.score.reasons import pack_reasons
 from sitegen.score.results import Difference, compare_result, read_results, write_results, writes_as
 from sitegen.score.scoring import aggregate_observed, observe_run, score_run
 from sitegen.score.seals import SealChange, case_digests, compare_seal, locate_seal_changes, seal_run
+from sitegen.score.verified import Known, VerifiedRuns
 
 
 @dataclass(frozen=True)
@@ -73,12 +74,17 @@ class Verified:
     reasons: Mapping[str, bytes] = field(default_factory=dict)  # run id -> its reasons, packed, for the pages
 
 
-def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, keep_all_changes: bool = True) -> Verified:
+def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, keep_all_changes: bool = True,
+               known: Mapping[str, Known] | None = None, reproduced: Callable[[m.Run, Known], None] | None = None) -> Verified:
     """Score the runs once, in date order, one run's observations alive at a time (N processes, same result for any N).
 
     Only the latest run of each compatibility key keeps its summary, so memory holds a few runs' summaries, not all.
     Without `keep_all_changes`, each comparison keeps only its regressions (the other changes are never built).
+    With a record to check against, the runs in `known` (verified.py: their inputs and entry verified before) are not
+    scored again: they reproduce, with the summary and reasons they had; each run scored that reproduces its entry, seal
+    included, is handed to `reproduced` as it comes, so it can be known next time.
     """
+    known = known if request.recorded is not None and known else {}
     results: dict[str, m.RunResult] | ResultSpool = ResultSpool() if request.packed else {}
     differences: dict[str, Difference | None] = {}
     comparisons: dict[str, Comparison] = {}
@@ -86,8 +92,17 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
     reasons: dict[str, bytes] = {}
     latest: dict[tuple, tuple[m.Run, Mapping]] = {}
     records = request.records
-    for scored in _scored(request, sorted(runs, key=lambda r: (r.date, r.id)), jobs):
-        run = scored.run
+    ordered = sorted(runs, key=lambda r: (r.date, r.id))
+    fresh = iter(_scored(request, [r for r in ordered if r.id not in known], jobs))
+    for run in ordered:
+        if run.id in known:
+            scored = RunScored(run, None, Examined(True, None), known[run.id].summary, known[run.id].reasons)
+        else:
+            scored = next(fresh)
+            examined = scored.examined
+            if reproduced is not None and examined is not None and examined.comparable and examined.difference is None \
+                    and not examined.seal_changes:
+                reproduced(run, Known(scored.summary, scored.reasons))
         if scored.result is not None:
             if request.packed:
                 results.add(scored.result)
@@ -116,11 +131,18 @@ def _case_versions_of(records: m.Records, runs) -> list[str]:
 
 
 def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *, jobs: int = 1,
-                     keep_all_changes: bool = False) -> Verified:
-    """Score every published run, check it against the record and compare it; raise PublicationError on any problem."""
-    cases = case_digests(records, _case_versions_of(records, records.published_runs))
+                     keep_all_changes: bool = False, cache: VerifiedRuns | None = None) -> Verified:
+    """Score every published run, check it against the record and compare it; raise PublicationError on any problem.
+
+    With `cache`, a run whose every input and recorded entry were verified before is not scored again (verified.py).
+    """
+    keys = {run.id: cache.key(records, recorded, run) for run in records.published_runs} if cache is not None else {}
+    known = {run_id: found for run_id, key in keys.items() if (found := cache.get(key)) is not None} if cache is not None else {}
+    to_score = [r for r in records.published_runs if r.id not in known]
+    cases = case_digests(records, _case_versions_of(records, to_score)) if to_score else {}
     verified = score_pass(PassRequest(records, recorded, compare=True, cases=cases), records.published_runs, jobs=jobs,
-                          keep_all_changes=keep_all_changes)
+                          keep_all_changes=keep_all_changes, known=known,
+                          reproduced=(lambda run, found: cache.put(keys[run.id], found)) if cache is not None else None)
     _raise_problems(records, recorded, verified.differences, verified.seal_changes)
     return verified
 
