@@ -20,7 +20,7 @@ from sitegen.publish.downloads import Download, collect_downloads, collect_metad
 from sitegen.publish.exportcontext import ExportContext
 from sitegen.publish.exports import check_export_names, export_files
 from sitegen.publish.provenance import Provenance, check_provenance
-from sitegen.publish.site import PageWriter, check_out_dir, sha256sums, staging, write_site
+from sitegen.publish.site import PageWriter, check_out_dir, is_site, sha256sums, staging, write_site
 from sitegen.publish.stamp import Stamp, forget_stamp, input_digest, read_stamp, site_files, up_to_date, write_stamp
 from sitegen.render.catalogs import load_catalogs
 from sitegen.render.feed import FEED_PATH, feed_path, render_atom, render_changelog_json
@@ -286,7 +286,8 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
     checked = check_records(Path(records_dir), progress=progress, jobs=jobs, signing_key=signing_key,
                             verified=verified_cache(pages_cache) if inputs is not None else None)
     with staging(target) as folder:
-        pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder),
+        previous = target if is_site(target) else None  # its unchanged files are linked, not written again
+        pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder, previous),
                                               cache=pages_cache if inputs is not None else None, detail_runs=detail_runs)
         if progress:
             progress("write", f"{len(published)} downloads and the pages into {out}")

@@ -118,6 +118,10 @@ def test_four_problems_in_four_places_are_all_reported_and_the_old_site_stays(tm
 # --- (b) a failure while writing --------------------------------------------------------------
 
 
+def _no_room_for_a_link(*args, **kwargs):
+    raise OSError(28, "No space left on device")
+
+
 def test_a_failure_midway_through_writing_leaves_the_previous_site_and_no_temporary_folder(tmp_path, monkeypatch, bundled_site):
     parent = tmp_path / "public"
     parent.mkdir()
@@ -134,6 +138,7 @@ def test_a_failure_midway_through_writing_leaves_the_previous_site_and_no_tempor
             return super().write_bytes(data)
 
     monkeypatch.setattr(sitegen.publish.site, "Path", FailingPath)
+    monkeypatch.setattr(sitegen.publish.site.os, "link", _no_room_for_a_link)  # unchanged files are linked: not on a full disk
     with pytest.raises(WriteError) as caught:
         build_site(RECORDS, out)
     assert len(written) == 40, "the failure happened midway, after some files were written"
@@ -159,6 +164,7 @@ def test_a_full_disk_on_the_command_line_is_one_placed_line_and_exit_1(tmp_path,
         return real(self, data)
 
     monkeypatch.setattr(Path, "write_bytes", full)
+    monkeypatch.setattr(sitegen.publish.site.os, "link", _no_room_for_a_link)
     code = main(["build", "--records", str(SMALL), "--out", str(out), "--quiet"])
     monkeypatch.undo()
     err = capsys.readouterr().err

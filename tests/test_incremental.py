@@ -345,3 +345,49 @@ def test_a_run_whose_answers_changed_is_verified_again_and_refused(workspace, mo
     with pytest.raises(PublicationError) as raised:
         build.build_site(ws["records"], out, cache=cache)
     assert any(d.code in ("seal.changed", "results.stale") for d in raised.value.diagnostics)
+
+
+def _inodes(folder: Path) -> dict[str, int]:
+    return {p.relative_to(folder).as_posix(): p.stat().st_ino for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_rebuild_links_the_previous_sites_unchanged_files_and_writes_the_others(workspace, monkeypatch):
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    build.build_site(ws["records"], out, cache=cache)
+    before, inodes = tree(out), _inodes(out)
+    _toggle_run(ws, random.Random(0), 0)
+    build.build_site(ws["records"], out, cache=cache)
+    after, now = tree(out), _inodes(out)
+    unchanged = {p for p in after if before.get(p) == after[p]}
+    changed = set(after) - unchanged
+    assert unchanged and changed and any(p.startswith("downloads/") for p in unchanged)
+    assert {p for p in unchanged if now[p] != inodes[p]} == set(), "an unchanged file was written again"
+    assert {p for p in changed if p in inodes and now[p] == inodes[p]} == set()
+    assert after == tree(_full_build(ws))
+
+
+@pytest.mark.parametrize("tamper", ["same size", "appended", "symbolic link", "folder"])
+def test_a_tampered_file_in_the_previous_site_is_written_afresh_not_linked(workspace, monkeypatch, tamper):
+    """Reuse compares the previous file's bytes with the page's: an edit of the same size, a symbolic link to a file with
+    the right bytes, or a folder in a page's place are never carried over."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    build.build_site(ws["records"], out, cache=cache)
+    victim = sorted(p for p in out.rglob("*.html") if "/cases/" in p.as_posix())[0]
+    data = victim.read_bytes()
+    if tamper == "same size":
+        victim.write_bytes(data.replace(b"<main", b"<MAIN", 1))
+    elif tamper == "appended":
+        victim.write_bytes(data + b"<p>changed</p>")
+    elif tamper == "symbolic link":
+        elsewhere = ws["root"] / "elsewhere.html"
+        elsewhere.write_bytes(data)
+        victim.unlink()
+        victim.symlink_to(elsewhere)
+    else:
+        victim.unlink()
+        victim.mkdir()
+    build.build_site(ws["records"], out, cache=cache)
+    assert not victim.is_symlink() and victim.is_file() and victim.read_bytes() == data
+    assert tree(out) == tree(_full_build(ws))

@@ -94,7 +94,11 @@ def test_a_failure_while_writing_leaves_the_old_site_byte_identical(tmp_path, mo
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(self, data)
 
+    def no_link(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
     monkeypatch.setattr(Path, "write_bytes", failing)
+    monkeypatch.setattr(site_module.os, "link", no_link)  # a full disk has no room for a link either: every file is written
     with pytest.raises(WriteError) as caught:
         write_site((Page("index.html", b"new"), *PAGES[1:]), out, published=PUBLISHED)
     monkeypatch.undo()
