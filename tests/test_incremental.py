@@ -367,7 +367,7 @@ def test_a_rebuild_links_the_previous_sites_unchanged_files_and_writes_the_other
     assert after == tree(_full_build(ws))
 
 
-@pytest.mark.parametrize("tamper", ["same size", "appended", "symbolic link", "folder"])
+@pytest.mark.parametrize("tamper", ["same size", "appended", "symbolic link", "folder", "second name", "linked folder"])
 def test_a_tampered_file_in_the_previous_site_is_written_afresh_not_linked(workspace, monkeypatch, tamper):
     """Reuse compares the previous file's bytes with the page's: an edit of the same size, a symbolic link to a file with
     the right bytes, or a folder in a page's place are never carried over."""
@@ -385,9 +385,21 @@ def test_a_tampered_file_in_the_previous_site_is_written_afresh_not_linked(works
         elsewhere.write_bytes(data)
         victim.unlink()
         victim.symlink_to(elsewhere)
+    elif tamper == "second name":
+        # the right bytes, but a name outside the site could change them after the build: never shared
+        os.link(victim, ws["root"] / "second-name.html")
+        os.utime(victim, ns=(victim.stat().st_atime_ns, victim.stat().st_mtime_ns + 10**9))  # so the build does not stop early
+    elif tamper == "linked folder":
+        # the page's folder replaced by a symbolic link to a copy elsewhere, with the right bytes in it
+        elsewhere = ws["root"] / "elsewhere"
+        shutil.copytree(victim.parent, elsewhere)
+        shutil.rmtree(victim.parent)
+        victim.parent.symlink_to(elsewhere, target_is_directory=True)
     else:
         victim.unlink()
         victim.mkdir()
+    outside = {p.stat().st_ino for p in ws["root"].rglob("*.html") if out not in p.parents and p.is_file()}
     build.build_site(ws["records"], out, cache=cache)
-    assert not victim.is_symlink() and victim.is_file() and victim.read_bytes() == data
+    assert not victim.is_symlink() and not victim.parent.is_symlink() and victim.is_file() and victim.read_bytes() == data
+    assert victim.stat().st_nlink == 1 and victim.stat().st_ino not in outside, "a file with a name outside the site was linked"
     assert tree(out) == tree(_full_build(ws))

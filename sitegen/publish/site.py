@@ -167,14 +167,20 @@ class PageWriter:
 
 def _linked(old: Path, new: Path, data: bytes) -> bool:
     """Make `new` a hard link to `old` when that is a regular file holding exactly `data`, and say whether it now is one
-    (linking costs a fraction of writing the bytes again: most of a rebuild's files are unchanged)."""
+    (linking costs a fraction of writing the bytes again: most of a rebuild's files are unchanged).
+
+    Only a file of the previous site's own is linked: one with no other name (a second hard link, made by anyone, could
+    change the published bytes later through that name) reached through no symbolic link (which could lead outside it).
+    """
     try:
         fd = os.open(old, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
         return False
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data) or info.st_nlink != 1:
+            return False
+        if os.path.realpath(old) != os.path.abspath(old):
             return False
         with open(fd, "rb", closefd=False) as file:
             if file.read() != data:
