@@ -109,7 +109,8 @@ class Renderer:
             path=path,
             rest=rest,
             root=root,
-            base=f"{root}{self.lang}/",
+            # a page of a language links to the pages of its own language from its own folder, not through the root
+            base=f"{root}{self.lang}/" if at_root or standalone else "../" * (path.count("/") - 1),
             others=tuple(lang for lang in self.languages if lang != self.lang),
             switch_rest="index.html" if standalone else rest,
             alternates=() if standalone else tuple((lang, f"{url}{lang}/{rest}") for lang in self.languages),

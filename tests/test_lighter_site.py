@@ -1,0 +1,96 @@
+"""Issue 15, page weight (third part): the whole site says what it shows in fewer bytes, every download unchanged."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from sitegen.build import build_site
+
+RECORDS = Path(__file__).resolve().parent.parent / "records"
+LEGEND = "✓✗?↺–⚠⊘!=+"  # the overview's legend of symbols (macros.html.j2's symbol_legend)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("lighter") / "site"
+    build_site(RECORDS, out)
+    return out
+
+
+def html_pages(site: Path) -> dict[str, str]:
+    return {p.relative_to(site).as_posix(): p.read_text(encoding="utf-8") for p in site.rglob("*.html")}
+
+
+def stylesheet_symbols(css: str) -> dict[str, str]:
+    """Which symbol the stylesheet draws before a state's word, by the selector of its ::before rule."""
+    found = {}
+    for selector, body in re.findall(r"([^{}\n]+)::before \{([^}]*)\}", css):
+        alt = re.search(r'content: "([^"]*)" / "";', body)
+        if alt:
+            found[selector.strip()] = re.sub(r"\\([0-9A-Fa-f]{1,6})", lambda m: chr(int(m.group(1), 16)), alt.group(1))
+    return found
+
+
+def drawn_symbol(classes: list[str], symbols: dict[str, str]) -> str | None:
+    """The symbol the stylesheet's rules give a state element with these classes (a second class overrides its tone's)."""
+    tone, *others = classes
+    for other in others:
+        if f'[class^="st-"].{other}' in symbols:
+            return symbols[f'[class^="st-"].{other}']
+    return symbols.get(f".{tone}")
+
+
+def test_a_states_symbol_is_drawn_by_the_stylesheet_not_written_into_every_page(site):
+    """Every state, result and category carried its symbol as `<i aria-hidden="true">✓</i> ` (27 bytes, 59 times on a
+    large case-run page); the class alone names it now, and the stylesheet draws it with empty alternative text."""
+    css = (site / "static" / "site.css").read_text(encoding="utf-8")
+    symbols = stylesheet_symbols(css)
+    assert set(LEGEND) <= set(symbols.values()), symbols
+    seen: dict[str, set[str]] = {}
+    for path, html in html_pages(site).items():
+        assert '<i aria-hidden="true">' not in html, path
+        for classes, word in re.findall(r'<span class="(st-[^"]+)">([^<]*)<', html):
+            names = [c for c in classes.split() if c != "wrap"]
+            symbol = drawn_symbol(names, symbols)
+            assert symbol is not None and symbol in LEGEND + "·", (path, classes)
+            assert word.strip(), (path, classes)
+            seen.setdefault(symbol, set()).add(word.strip())
+    assert set(seen) >= set("✓✗?↺!=+⊘–⚠"), sorted(seen)
+    # the symbols keep their meaning: the one a word had before is the one drawn now
+    assert {"matched", "passed", "Passed"} & seen["✓"] and "dismissed by rerun" in seen["↺"]
+    assert "prohibited" in seen["⊘"] and "unexpected" in seen["!"] and "duplicate" in seen["="]
+    assert "voluntary strength" in seen["+"] and {"failed", "missed"} <= seen["✗"]
+
+
+def test_links_to_pages_of_the_same_language_start_from_the_pages_own_folder(site):
+    """A link within a language went up to the site root and down again ("../../../en/cases/…" from en/runs/x/);
+    it starts from the page's own folder now, and still lands on a file of the site."""
+    checked = 0
+    for path, html in html_pages(site).items():
+        lang, _, rest = path.partition("/")
+        if lang not in ("sv", "en") or not rest:
+            continue
+        depth = path.count("/")
+        through_root = "../" * depth + lang + "/"
+        for href in re.findall(r'href="([^"#][^"]*)"', html):
+            if href.startswith(("http:", "https:", "mailto:")):
+                continue
+            assert not href.startswith(through_root), (path, href)
+            target = (site / path).parent.joinpath(href.split("#", 1)[0])
+            assert target.resolve().is_file(), (path, href)
+            checked += 1
+    assert checked > 10000
+    run = (site / "en" / "runs" / "2026-09-16-release.html").read_text(encoding="utf-8")
+    assert 'href="../cases/cu/cure-unchecked/2026-09-16-release.html#r1"' in run
+    assert '<a href="../../sv/runs/2026-09-16-release.html" hreflang="sv"' in run  # the other language: through the root
+
+
+def test_the_root_copy_and_the_404_page_still_link_through_the_root(site):
+    """The Swedish overview copied to the root links into sv/, and the 404 page, served at any depth, from the base URL's path."""
+    root = (site / "index.html").read_text(encoding="utf-8")
+    assert 'href="sv/method.html"' in root
+    missing = (site / "404.html").read_text(encoding="utf-8")
+    assert re.search(r'href="/(?:[^"]*/)?sv/method.html"', missing), missing[:2000]
