@@ -121,3 +121,34 @@ def test_a_reasons_repetitions_and_versions_are_linked_once_in_its_opening_sente
     page = (site / "en" / "cases" / "pa" / "papers-location-unstated" / "2026-09-16-release.html").read_text(encoding="utf-8")
     assert "<li>number of flaws: 2 in repetition 2, 1 in repetition 3</li>" in page
     assert '<a href="#r2">Repetition 2</a> and <a href="#r3">repetition 3</a> differ in 3 respects:' in page
+
+
+def test_repetitions_that_show_the_same_state_are_said_once_on_case_pages_and_in_run_grids(site):
+    """A case page's outcomes said "Repetition 1: Passed", "Repetition 2: Passed", "Repetition 3: Passed", each linked, for
+    every run, and a run's grid a cell per repetition: repetitions that agree are one "Repetitions 1–3" now, linked to
+    the first, a grid cell spanning their columns; every repetition is still accounted for."""
+    spans = cells_checked = 0
+    for lang, span_word in (("en", "Repetitions"), ("sv", "Upprepningar")):
+        for page in (site / lang / "cases").rglob("index.html"):
+            html = page.read_text(encoding="utf-8")
+            for reps in re.findall(r'<ul class="reps">(.*?)</ul>', html):
+                states = re.findall(r'(?:Repetition|Upprepning|Repetitions|Upprepningar) (\d+)(?:–(\d+))?</a>: (.*?)</li>', reps)
+                assert states, (page, reps)
+                covered = [n for first, last, _ in states for n in range(int(first), int(last or first) + 1)]
+                assert covered == list(range(1, len(covered) + 1)), (page, reps)
+                assert all(a[2] != b[2] for a, b in zip(states, states[1:])), (page, reps)  # neighbours differ
+                spans += sum(1 for _, last, _ in states if last)
+        for page in (site / lang / "runs").glob("*.html"):
+            html = page.read_text(encoding="utf-8")
+            if '<table class="grid stack">' not in html:
+                continue
+            repetitions = len(re.findall(r'<th scope="col">', html.split('<table class="grid stack">', 1)[1].split("</thead>", 1)[0])) - 1
+            for row in re.findall(r'<tr><th scope="row">.*?</tr>', html.split('<table class="grid stack">', 1)[1], re.S):
+                tds = re.findall(r'<td(?: colspan="(\d+)")? data-label="([^"]*)">(.*?)</td>', row)
+                assert sum(int(n or 1) for n, _, _ in tds) == repetitions, (page, row)
+                shown = [re.sub(r'href="[^"]*"', "", content) for _, _, content in tds]
+                assert all(a != b for a, b in zip(shown, shown[1:])), (page, row)
+                for n, label, _ in tds:
+                    assert (span_word + " ") in label if n else "–" not in label, (page, label)
+                cells_checked += len(tds)
+    assert spans > 50 and cells_checked > 100, (spans, cells_checked)

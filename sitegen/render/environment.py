@@ -16,6 +16,7 @@ from sitegen.render.formatting import LocaleFormat
 from sitegen.render.links import LINKS, case_path, repetition_anchor
 from sitegen.render.reasons import REASON_FORMS, pair_reading
 from sitegen.render.templating import SiteEnvironment, escaped_variables
+from sitegen.render.views import same_runs
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class Renderer:
             detailed=detail or Detail(),
             anchor=repetition_anchor,
             pair_reading=pair_reading,
+            same_runs=same_runs,
             **LINKS,
             reason_form=REASON_FORMS,
             csp=Markup(CONTENT_SECURITY_POLICY),  # a constant, and no character in it needs escaping in an attribute
@@ -230,6 +232,8 @@ class Words:
         self.expected_open = Memo(macros.expected_open)
         self.findings_open = Memo(lambda key: macros.findings_open(*key))
         self.repetition = Memo(macros.repetition_word)
+        # (first, last): one repetition's label, or a span's ("Repetitions 1–3")
+        self.repetitions = Memo(lambda span: macros.repetition_word(span[0]) if span[0] == span[1] else macros.repetitions_word(*span))
         self.repetition_ref = Memo(macros.repetition_ref)
         self.explained_under = Memo(macros.explained_under)
         self.outcome = Memo(macros.outcome_word)

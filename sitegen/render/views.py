@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from sitegen.core.model import CRASHED, CRASHED_STATE, CaseResult, Observation, Records, Run, RunResult
 from sitegen.score.measures.registry import MEASURES
@@ -136,3 +136,16 @@ class GridCell:
     state: str | None  # None: no result for it
     answered: bool
     crashed: bool  # the answer or its rerun crashed
+
+
+def same_runs(items: Sequence[Any], *fields: str) -> tuple[tuple[Any, int, int], ...]:
+    """Consecutive repetitions that show the same thing (equal `fields`), as (the first's item, its repetition, the last's
+    repetition): a case whose repetitions agree is said once, "Repetitions 1–3: Passed", linked to the first."""
+    found: list[list[Any]] = []
+    for item in items:
+        key = tuple(getattr(item, name) for name in fields)
+        if found and found[-1][3] == key and found[-1][2] == item.repetition - 1:
+            found[-1][2] = item.repetition
+        else:
+            found.append([item, item.repetition, item.repetition, key])
+    return tuple((item, first, last) for item, first, last, _ in found)
