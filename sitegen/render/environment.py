@@ -16,7 +16,7 @@ from sitegen.render.formatting import LocaleFormat
 from sitegen.render.links import LINKS, case_path, repetition_anchor
 from sitegen.render.reasons import REASON_FORMS, pair_reading
 from sitegen.render.templating import SiteEnvironment, escaped_variables
-from sitegen.render.views import same_runs
+from sitegen.render.views import listed_observations, same_runs
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,7 @@ class Renderer:
             anchor=repetition_anchor,
             pair_reading=pair_reading,
             same_runs=same_runs,
+            listed_observations=listed_observations,
             **LINKS,
             reason_form=REASON_FORMS,
             csp=Markup(CONTENT_SECURITY_POLICY),  # a constant, and no character in it needs escaping in an attribute
