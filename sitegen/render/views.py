@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from sitegen.core.model import CRASHED, CRASHED_STATE, CaseResult, Observation, Records, Run, RunResult
+from sitegen.render.links import case_path
 from sitegen.score.measures.registry import MEASURES
 
 
@@ -156,3 +157,12 @@ def listed_observations(items: Sequence[Observation], reasons: Mapping[Observati
     """A run list's observations as it shows them: (observation, where it links below the language folder, its structured
     reason or None), worked out here rather than by three template calls per item of lists thousands long."""
     return tuple((o, detail.link(o.case_version, run_id, anchor(o.repetition, o.stage)), reasons.get(o)) for o in items)
+
+
+def grid_rows(rows: Sequence[tuple[str, Sequence[GridCell]]], detail: Any, run_id: str, anchor: Any) -> tuple[tuple[str, str, tuple], ...]:
+    """A run grid's rows as it shows them: (case version, its case page, its cells as (cell, first repetition, last
+    repetition, where the cell links)), the repetitions that agree joined (same_runs); worked out here, not per cell by
+    template calls."""
+    return tuple((cv, case_path(cv), tuple((cell, first, last, detail.link(cv, run_id, anchor(first)))
+                                          for cell, first, last in same_runs(cells, "state", "answered", "crashed")))
+                 for cv, cells in rows)
