@@ -16,7 +16,7 @@ from sitegen.render.formatting import LocaleFormat
 from sitegen.render.links import LINKS, case_path, repetition_anchor
 from sitegen.render.reasons import REASON_FORMS, pair_reading
 from sitegen.render.templating import SiteEnvironment, escaped_variables
-from sitegen.render.views import grid_rows, listed_observations, same_runs
+from sitegen.render.views import grid_rows, listed_observations, page_window, same_runs
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,7 @@ class Renderer:
             same_runs=same_runs,
             listed_observations=listed_observations,
             grid_rows=grid_rows,
+            page_window=page_window,
             **LINKS,
             reason_form=REASON_FORMS,
             csp=Markup(CONTENT_SECURITY_POLICY),  # a constant, and no character in it needs escaping in an attribute

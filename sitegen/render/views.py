@@ -48,6 +48,7 @@ def runs_by_case(records: Records, published: tuple[Run, ...]) -> Mapping[str, t
 RUN_PAGE_ITEMS = 10  # observations per measure, regressions and grid rows shown on a run page itself
 GRID_PAGE_ROWS = 50  # case versions in the grid on a run page itself
 LIST_PAGE_ITEMS = 200  # items per continuation page: a large run stays readable on a phone
+NEARBY_PAGES = 2  # continuation pages a list page links on either side of itself, besides the first and the last
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,11 @@ class ListPage:
     path: str
     first: int  # 1-based, inclusive
     last: int
+
+    @property
+    def name(self) -> str:
+        """Its file name: the pages of a list share a folder, so each links the others by name alone."""
+        return self.path.rpartition("/")[2]
 
 
 @dataclass(frozen=True)
@@ -166,3 +172,17 @@ def grid_rows(rows: Sequence[tuple[str, Sequence[GridCell]]], detail: Any, run_i
     return tuple((cv, case_path(cv), tuple((cell, first, last, detail.link(cv, run_id, anchor(first)))
                                           for cell, first, last in same_runs(cells, "state", "answered", "crashed")))
                  for cv, cells in rows)
+
+
+def page_window(pages: Sequence[ListPage], current: ListPage) -> tuple[ListPage | None, ...]:
+    """The pages a continuation page's navigation names: the first, the last and the NEARBY_PAGES on either side of it,
+    None for each gap. Every page linked every other (at 10,000 case versions 130 links on each of 130 pages, 66 MiB
+    of the site); each is still reached from the run page, which links them all, or by a few steps from any other."""
+    at = pages.index(current)
+    kept = sorted({0, len(pages) - 1, *range(max(0, at - NEARBY_PAGES), min(len(pages), at + NEARBY_PAGES + 1))})
+    out: list[ListPage | None] = []
+    for before, index in zip([None, *kept], kept):
+        if before is not None and index - before > 1:
+            out.append(None)
+        out.append(pages[index])
+    return tuple(out)
