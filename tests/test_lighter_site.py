@@ -226,3 +226,27 @@ def test_a_continuation_page_names_the_first_last_and_nearby_pages_not_every_pag
             assert sum(1 for item in items if item == "…") == sum(1 for a, b in zip(expected, expected[1:]) if b - a > 1)
             assert '<span aria-current="page">' in nav
     assert longest > 7, longest  # some list has pages beyond the window
+
+
+def test_a_reason_of_a_run_without_case_run_pages_names_its_findings_and_repetitions_without_links(tmp_path):
+    """With --detail-runs K an older run has no case-run pages, and every finding and repetition its reasons named was a
+    link to the case page's outcomes, which show states only: the same place the observation's own link leads. Such a
+    reason names them plainly (at 10,000 case versions with --detail-runs 1, nine runs in ten)."""
+    out = tmp_path / "site"
+    build_site(RECORDS, out, detail_runs=1)
+    older = reasons_checked = 0
+    for lang in ("en", "sv"):
+        for page in (out / lang / "runs").rglob("*.html"):
+            html = page.read_text(encoding="utf-8")
+            for reason in html.split('<div class="reason">')[1:]:
+                reason = reason.split("</div>", 1)[0]
+                # only a pair's versions still lead to their own case pages; no finding or repetition leads there
+                for target, text in re.findall(r'<a href="([^"]*#outcomes-heading)">(.*?)</a>', reason):
+                    assert text == f"<code>{target.split('/')[-2]}</code>", (page, target, text)
+                reasons_checked += 1
+            for item in re.findall(r"<li>.*?</li>\n", html, re.S):
+                if '#outcomes-heading">' in item.split('<div class="reason">', 1)[0] and '<div class="reason">' in item:
+                    older += 1  # the observation itself still leads to its case page's outcomes
+    assert older > 5 and reasons_checked > 50, (older, reasons_checked)
+    newest = (out / "en" / "runs" / "2026-12-01-scorer-7.html").read_text(encoding="utf-8")
+    assert re.search(r'<div class="reason">\n[^\n]*<a href="\.\./cases/[^"]+/2026-12-01-scorer-7\.html#r\d', newest)  # kept: links
