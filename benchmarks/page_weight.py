@@ -3,7 +3,7 @@
 Usage: python benchmarks/page_weight.py SITE [SITE...]
 
 A case-run page is a file `<lang>/cases/<shard>/<case version>/<run>.html` (any name but index.html). Prints one block
-per site and then one JSON line per site (for collecting figures); nothing is timed, so a busy machine does not matter.
+per site (with every kind of file: case-run, case, run, run list pages, downloads, ...) and then one JSON line per site (for collecting figures); nothing is timed, so a busy machine does not matter.
 """
 
 from __future__ import annotations
@@ -15,9 +15,25 @@ import statistics
 from pathlib import Path
 
 
+def page_kind(parts: tuple[str, ...], name: str) -> str:
+    """Which kind of file a site path is: case-run, case, run, run-grid, run-observations, run-list, downloads, static or other."""
+    if parts[:1] == ("downloads",):
+        return "downloads"
+    if parts[:1] == ("static",):
+        return "static"
+    if len(parts) == 4 and parts[1] == "cases" and name.endswith(".html"):
+        return "case" if name == "index.html" else "case-run"
+    if len(parts) == 2 and parts[1] == "runs" and name.endswith(".html"):
+        return "run"
+    if len(parts) == 3 and parts[1] == "runs":
+        return "run-grid" if name.startswith("grid-") else "run-observations" if name.startswith("observations-") else "run-list"
+    return "other"
+
+
 def weigh(site: Path) -> dict[str, object]:
     """The figures of one site folder."""
     case_runs: list[int] = []
+    kinds: dict[str, list[int]] = {}
     total = files = downloads = 0
     for folder, _, names in os.walk(site):
         here = Path(folder)
@@ -26,6 +42,9 @@ def weigh(site: Path) -> dict[str, object]:
             size = (here / name).stat().st_size
             total += size
             files += 1
+            kind = kinds.setdefault(page_kind(parts, name), [0, 0])
+            kind[0] += 1
+            kind[1] += size
             if parts[:1] == ("downloads",):
                 downloads += size
             elif len(parts) == 4 and parts[1] == "cases" and name.endswith(".html") and name != "index.html":
@@ -45,6 +64,7 @@ def weigh(site: Path) -> dict[str, object]:
         "site_bytes": total,
         "site_files": files,
         "downloads_bytes": downloads,
+        "kinds": {kind: {"files": n, "bytes": b, "mean_bytes": round(b / n)} for kind, (n, b) in sorted(kinds.items())},
     }
 
 
@@ -58,6 +78,8 @@ def main() -> None:
               f"(min {f['case_run_min']:,}, p10 {f['case_run_p10']:,}, median {f['case_run_median']:,}, "
               f"p90 {f['case_run_p90']:,}, max {f['case_run_max']:,}); site {f['site_bytes'] / 2**20:,.0f} MiB in "
               f"{f['site_files']:,} files, of which downloads {f['downloads_bytes'] / 2**20:,.0f} MiB")
+        for kind, k in f["kinds"].items():
+            print(f"  {kind:17} {k['files']:>8,} files {k['bytes'] / 2**20:>10,.1f} MiB  mean {k['mean_bytes']:>9,} bytes")
     for f in found:
         print(json.dumps(f, sort_keys=True))
 

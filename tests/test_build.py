@@ -651,8 +651,10 @@ def test_a_run_page_says_what_else_differs_from_the_run_it_is_compared_with(bund
         assert f"{words} <code>{before.engine_version}</code> → <code>{after.engine_version}</code>" in listed
 
 
-@pytest.mark.parametrize("lang,reason", [("sv", "versionerna gav olika oväntade fynd"), ("en", "the versions gave different unexpected findings")])
+@pytest.mark.parametrize("lang,reason", [("sv", "bedömdes olika på"), ("en", "read differently in")])
 def test_the_scorer_7_run_page_shows_the_pair_whose_unexpected_findings_differ(bundled_site, lang, reason):
+    # the reason in full ("The two versions of pair licence-gender, … read differently in …"); its short word ("the
+    # versions gave different unexpected findings") is not repeated before it (tests/test_lighter_site.py)
     page = (bundled_site / lang / "runs" / "2026-12-01-scorer-7.html").read_text(encoding="utf-8")
     assert reason in page and "licence-gender" in page
     flaw = {"sv": "en brist med <code>{}</code> som primär källa (säger att något saknas: nej)",

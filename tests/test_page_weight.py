@@ -131,7 +131,7 @@ def test_detail_runs_keeps_a_page_per_run_for_the_newest_runs_only_and_every_lin
     assert sorted(p.name for p in case.iterdir()) == ["2026-12-01-scorer-7.html", "index.html"]
     index = (case / "index.html").read_text(encoding="utf-8")
     assert "Answers against the key are shown for the newest run;" in index
-    assert '<a href="../../../../en/runs/2026-08-18-v1-baseline.html">2026-08-18-v1-baseline</a>' in index  # an older run: its run page
+    assert '<a href="../../../runs/2026-08-18-v1-baseline.html">2026-08-18-v1-baseline</a>' in index  # an older run: its run page
     assert "2026-08-18-v1-baseline.html#r1" not in index
     sv = (out / "sv" / "cases" / "ap" / "appeal-info-missing" / "index.html").read_text(encoding="utf-8")
     assert "Svar mot facit visas för den senaste körningen;" in sv

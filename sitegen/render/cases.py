@@ -70,7 +70,27 @@ class RepetitionInput:
         """The same for the rerun's answer."""
         return _reviewers(self.answer.rerun if self.answer is not None else None)
 
-    @property
+    @cached_property
+    def listed(self) -> tuple[tuple[Observation, str, bool, str | None, Reason | None], ...]:
+        """Each observation as the page lists it, worked out here rather than by template calls per observation:
+        (observation, the section of this repetition it links to, whether it names another repetition too (a pair's),
+        the repetition it is explained under when that is another (a pair's first), its structured reason if known
+        where it is explained here)."""
+        mine = str(self.repetition)
+        out = []
+        for o in self.observations:
+            first = o.repetition.split("-", 1)[0]
+            under = None if first == mine else first
+            out.append((o, repetition_anchor(self.repetition, o.stage), o.repetition != mine, under,
+                        self.reasons.get(o) if under is None else None))
+        return tuple(out)
+
+    @cached_property
+    def sections(self) -> tuple[tuple[str, StageVerdict, str], ...]:
+        """(stage, verdict, section id) of the answer's judged stages, in the page's order."""
+        return tuple((stage, verdict, repetition_anchor(self.repetition, stage)) for stage, verdict in self.verdicts)
+
+    @cached_property
     def marks(self) -> Mapping[tuple[str, str], str]:
         """GROUNDING's result for each (stage, expected finding) missed at first: pending, failed (confirmed) or dismissed."""
         return {(o.stage, o.subject): o.result for o in self.observations if o.measure == "GROUNDING"}

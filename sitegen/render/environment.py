@@ -16,6 +16,7 @@ from sitegen.render.formatting import LocaleFormat
 from sitegen.render.links import LINKS, case_path, repetition_anchor
 from sitegen.render.reasons import REASON_FORMS, pair_reading
 from sitegen.render.templating import SiteEnvironment, escaped_variables
+from sitegen.render.views import grid_rows, listed_observations, page_window, same_runs
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,10 @@ class Renderer:
             detailed=detail or Detail(),
             anchor=repetition_anchor,
             pair_reading=pair_reading,
+            same_runs=same_runs,
+            listed_observations=listed_observations,
+            grid_rows=grid_rows,
+            page_window=page_window,
             **LINKS,
             reason_form=REASON_FORMS,
             csp=Markup(CONTENT_SECURITY_POLICY),  # a constant, and no character in it needs escaping in an attribute
@@ -109,7 +114,8 @@ class Renderer:
             path=path,
             rest=rest,
             root=root,
-            base=f"{root}{self.lang}/",
+            # a page of a language links to the pages of its own language from its own folder, not through the root
+            base=f"{root}{self.lang}/" if at_root or standalone else "../" * (path.count("/") - 1),
             others=tuple(lang for lang in self.languages if lang != self.lang),
             switch_rest="index.html" if standalone else rest,
             alternates=() if standalone else tuple((lang, f"{url}{lang}/{rest}") for lang in self.languages),
@@ -229,6 +235,8 @@ class Words:
         self.expected_open = Memo(macros.expected_open)
         self.findings_open = Memo(lambda key: macros.findings_open(*key))
         self.repetition = Memo(macros.repetition_word)
+        # (first, last): one repetition's label, or a span's ("Repetitions 1–3")
+        self.repetitions = Memo(lambda span: macros.repetition_word(span[0]) if span[0] == span[1] else macros.repetitions_word(*span))
         self.repetition_ref = Memo(macros.repetition_ref)
         self.explained_under = Memo(macros.explained_under)
         self.outcome = Memo(macros.outcome_word)

@@ -54,7 +54,10 @@ def expected_link(context: Any, cv: str, id: str) -> Markup:
 
 @pass_context
 def finding_link(context: Any, run_id: str, cv: str, repetition: Any, stage: str, id: str, rerun: bool = False) -> Markup:
-    """A finding, linked to its row on the case-run page (or to the case page's outcomes when that page is not kept)."""
+    """A finding, linked to its row on the case-run page; named without a link when that page is not kept (`--detail-runs`):
+    the case page shows states only, so every such link led to the same place as the observation's own link to it."""
+    if not context["detailed"](cv, run_id):
+        return code(id)
     section = f"{repetition_anchor(repetition)}-rerun-{stage}" if rerun else repetition_anchor(repetition, stage)
     return _CODE_LINK.format(href(context, context["detailed"].link(cv, run_id, f"{section}-f-{id}")), id)
 
@@ -70,6 +73,8 @@ def repetition_link(context: Any, run_id: str, cv: str, repetition: Any, capital
     """A repetition (or a pair of them, at its first), named in the page's language and linked to its section."""
     word = context["word"]
     name = word.repetition[repetition] if capital else word.repetition_ref[repetition]
+    if not context["detailed"](cv, run_id):  # no case-run page to land on: as finding_link
+        return Markup(name)
     return _LINK.format(href(context, context["detailed"].link(cv, run_id, repetition_anchor(repetition))), name)
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from sitegen.core.model import CRASHED, CRASHED_STATE, CaseResult, Observation, Records, Run, RunResult
+from sitegen.render.links import case_path
 from sitegen.score.measures.registry import MEASURES
 
 
@@ -47,6 +48,7 @@ def runs_by_case(records: Records, published: tuple[Run, ...]) -> Mapping[str, t
 RUN_PAGE_ITEMS = 10  # observations per measure, regressions and grid rows shown on a run page itself
 GRID_PAGE_ROWS = 50  # case versions in the grid on a run page itself
 LIST_PAGE_ITEMS = 200  # items per continuation page: a large run stays readable on a phone
+NEARBY_PAGES = 2  # continuation pages a list page links on either side of itself, besides the first and the last
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,11 @@ class ListPage:
     path: str
     first: int  # 1-based, inclusive
     last: int
+
+    @property
+    def name(self) -> str:
+        """Its file name: the pages of a list share a folder, so each links the others by name alone."""
+        return self.path.rpartition("/")[2]
 
 
 @dataclass(frozen=True)
@@ -136,3 +143,46 @@ class GridCell:
     state: str | None  # None: no result for it
     answered: bool
     crashed: bool  # the answer or its rerun crashed
+
+
+def same_runs(items: Sequence[Any], *fields: str) -> tuple[tuple[Any, int, int], ...]:
+    """Consecutive repetitions that show the same thing (equal `fields`), as (the first's item, its repetition, the last's
+    repetition): a case whose repetitions agree is said once, "Repetitions 1–3: Passed", linked to the first."""
+    found: list[list[Any]] = []
+    for item in items:
+        key = tuple(getattr(item, name) for name in fields)
+        if found and found[-1][3] == key and found[-1][2] == item.repetition - 1:
+            found[-1][2] = item.repetition
+        else:
+            found.append([item, item.repetition, item.repetition, key])
+    return tuple((item, first, last) for item, first, last, _ in found)
+
+
+def listed_observations(items: Sequence[Observation], reasons: Mapping[Observation, Any], detail: Any, run_id: str,
+                        anchor: Any) -> tuple[tuple[Observation, str, Any], ...]:
+    """A run list's observations as it shows them: (observation, where it links below the language folder, its structured
+    reason or None), worked out here rather than by three template calls per item of lists thousands long."""
+    return tuple((o, detail.link(o.case_version, run_id, anchor(o.repetition, o.stage)), reasons.get(o)) for o in items)
+
+
+def grid_rows(rows: Sequence[tuple[str, Sequence[GridCell]]], detail: Any, run_id: str, anchor: Any) -> tuple[tuple[str, str, tuple], ...]:
+    """A run grid's rows as it shows them: (case version, its case page, its cells as (cell, first repetition, last
+    repetition, where the cell links)), the repetitions that agree joined (same_runs); worked out here, not per cell by
+    template calls."""
+    return tuple((cv, case_path(cv), tuple((cell, first, last, detail.link(cv, run_id, anchor(first)))
+                                          for cell, first, last in same_runs(cells, "state", "answered", "crashed")))
+                 for cv, cells in rows)
+
+
+def page_window(pages: Sequence[ListPage], current: ListPage) -> tuple[ListPage | None, ...]:
+    """The pages a continuation page's navigation names: the first, the last and the NEARBY_PAGES on either side of it,
+    None for each gap. Every page linked every other (at 10,000 case versions 130 links on each of 130 pages, 66 MiB
+    of the site); each is still reached from the run page, which links them all, or by a few steps from any other."""
+    at = pages.index(current)
+    kept = sorted({0, len(pages) - 1, *range(max(0, at - NEARBY_PAGES), min(len(pages), at + NEARBY_PAGES + 1))})
+    out: list[ListPage | None] = []
+    for before, index in zip([None, *kept], kept):
+        if before is not None and index - before > 1:
+            out.append(None)
+        out.append(pages[index])
+    return tuple(out)
