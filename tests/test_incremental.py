@@ -20,6 +20,7 @@ from sitegen.cli import main
 from sitegen.core.errors import PublicationError
 from sitegen.render.environment import Renderer
 from sitegen.render.pagecache import MARKER, PageCache
+from sitegen.core.files import framed
 from sitegen.score.verified import ENTRY_MAGIC, VerifiedRuns
 
 SMALL = Path(__file__).resolve().parent / "data" / "records-small"
@@ -324,7 +325,7 @@ def test_a_corrupt_or_foreign_verification_cache_is_ignored(workspace, monkeypat
             reasons = zlib.compress(pickle.dumps({"evil": os.getcwd}), 1)
             data = marshal.dumps(({"GROUNDING": ({("a", "1", "report", "x"): "failed"}, (0, 1))}, reasons)
                                  if damage == "foreign pickle" else ({"GROUNDING": ["not", "a", "summary"]}, None), 4)
-            entry.write_bytes(ENTRY_MAGIC + hashlib.sha256(data).hexdigest().encode("ascii") + b"\n" + data)
+            entry.write_bytes(framed(ENTRY_MAGIC, data))
     (cache / "build.json").unlink()  # so the build does not stop early: the records are read and verified
     scoring = Scoring(monkeypatch)
     build.build_site(ws["records"], out, cache=cache)

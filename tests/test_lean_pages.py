@@ -11,7 +11,8 @@ from sitegen.build import build_site
 from sitegen.render.links import relative_href
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
-CALLS_PER_PAGE = 100  # Context.call per page of the bundled site's whole build: 117.3 before (56371d1), 87.7 after
+CALLS_PER_PAGE = 80  # Context.call per page of the bundled site's whole build: 117.3 at 56371d1, 87.7 at 41f3bc2, 78.2 after
+# observation rows and grid rows were worked out in Python (views.listed_observations, views.grid_rows)
 
 
 @pytest.fixture(scope="module")
@@ -128,8 +129,8 @@ def test_a_state_is_one_short_element_with_its_symbol_hidden_from_screen_readers
 
 def test_a_case_run_page_costs_few_template_calls(tmp_path, monkeypatch):
     """Issue 15, target 2: the build's time was Jinja's Context.call. Counted, never timed, over a whole build of the
-    bundled publication (CALLS_PER_PAGE); on the 100-case synthetic publication 402.6 per page before, 213.6 after
-    (benchmarks/count_calls.py)."""
+    bundled publication (CALLS_PER_PAGE); on the 100-case synthetic publication 402.6 per page at 56371d1, 213.6 once
+    reasons' links were made in Python, 171.3 once observation and grid rows were too (benchmarks/count_calls.py)."""
     from jinja2.runtime import Context
 
     calls = 0

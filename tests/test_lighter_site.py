@@ -172,29 +172,6 @@ def test_an_observation_whose_reason_follows_in_full_does_not_repeat_its_short_r
     assert full > 100 and short > 5, (full, short)
 
 
-def test_observation_rows_are_worked_out_in_python_so_a_page_costs_fewer_template_calls(tmp_path, monkeypatch):
-    """Issue 15, target 2: each observation of a case-run page cost four template calls (split, anchor, reasons.get and a
-    second anchor) and each of a run list three (detailed.link, anchor, reasons.get) before its reason was worded, and
-    each grid cell two; they come worked out from RepetitionInput.listed, views.listed_observations and views.grid_rows
-    now. Counted, never timed: the bundled publication's whole build made 87.7 Context.call per page before, 78.2 after;
-    the 100-case synthetic one (10 runs, benchmarks/count_calls.py) 213.6 before, 171.3 after."""
-    from jinja2.runtime import Context
-
-    calls = 0
-    original = Context.call
-
-    def counted(self, *args, **kwargs):
-        nonlocal calls
-        calls += 1
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(Context, "call", counted)
-    out = tmp_path / "site"
-    build_site(RECORDS, out)
-    pages = sum(1 for _ in out.rglob("*.html"))
-    assert calls / pages < 80, (calls, pages, calls / pages)
-
-
 def test_a_continuation_page_names_the_first_last_and_nearby_pages_not_every_page(tmp_path, monkeypatch):
     """Every continuation page of a list linked every other page of it through the site root: at 10,000 case versions
     a run's stability list has about 130 pages, 12.6 KB of links on each (66 MiB of the site). It names the first, the

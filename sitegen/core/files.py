@@ -1,8 +1,10 @@
-"""The files a publication is made of, by digest: a records file is read again for publishing only if its bytes are unchanged."""
+"""Files by digest: a records file is read again for publishing only if its bytes are unchanged, and a cache entry is
+used only if it holds its own digest."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,3 +41,38 @@ class SourceFile:
             raise PublicationError([Diagnostic(self.path, None, None, None, "file changed while sitegen was reading the records; "
                                                "build again", "record.changed")])
         return data
+
+
+def framed(magic: bytes, data: bytes) -> bytes:
+    """A cache entry: its kind's magic line, the SHA-256 of its data, then the data, so a read can tell a damaged entry."""
+    return magic + hashlib.sha256(data).hexdigest().encode("ascii") + b"\n" + data
+
+
+def read_framed(path: Path, magic: bytes) -> bytes | None:
+    """The data of the entry `framed` wrote at `path`, or None when it is missing, of another kind, or fails its digest."""
+    try:
+        with open(path, "rb") as file:
+            blob = file.read()
+    except OSError:
+        return None
+    head = len(magic)
+    if blob[:head] != magic or blob[head + 64 : head + 65] != b"\n":
+        return None
+    data = blob[head + 65 :]
+    if hashlib.sha256(data).hexdigest().encode("ascii") != blob[head : head + 64]:
+        return None
+    return data
+
+
+def replace_quietly(target: Path, data: bytes) -> None:
+    """Put `data` at `target` by one rename, so no reader finds half a file; a cache that cannot be written is only a
+    cache, so a failure leaves nothing behind and is not an error."""
+    temporary = target.with_name(f".{target.name}.{os.getpid()}")
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, target)
+    except OSError:
+        try:
+            temporary.unlink()
+        except OSError:
+            pass

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from sitegen.render.pagecache import PageCache, folders_digest, replace_quietly
+from sitegen.core.files import replace_quietly
+from sitegen.render.pagecache import PageCache, folders_digest
 
 STAMP = "build.json"
 FORMAT = "sitegen-build-stamp/1"

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import pickle
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+
+from sitegen.core.files import framed, read_framed, replace_quietly
 
 # The first line of a cache folder's marker file: a folder without it is never read from or written to.
 MARKER = "CACHEDIR.TAG"
@@ -94,18 +95,7 @@ class PageCache:
         """The page stored under `key`, or None when there is none or it fails its own digest."""
         if not self.usable:
             return None
-        try:
-            with open(self._path(key), "rb") as file:
-                blob = file.read()
-        except OSError:
-            return None
-        head = len(ENTRY_MAGIC)
-        if blob[:head] != ENTRY_MAGIC or blob[head + 64 : head + 65] != b"\n":
-            return None
-        data = blob[head + 65 :]
-        if hashlib.sha256(data).hexdigest().encode("ascii") != blob[head : head + 64]:
-            return None
-        return data
+        return read_framed(self._path(key), ENTRY_MAGIC)
 
     def put(self, key: str, data: bytes) -> None:
         """Store a page under `key` (written beside, then renamed: a reader never sees half an entry); a full disk only costs the entry."""
@@ -116,21 +106,7 @@ class PageCache:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError:
             return
-        replace_quietly(target, ENTRY_MAGIC + hashlib.sha256(data).hexdigest().encode("ascii") + b"\n" + data)
-
-
-def replace_quietly(target: Path, data: bytes) -> None:
-    """Put `data` at `target` by one rename, so no reader finds half a file; a cache that cannot be written is only a
-    cache, so a failure leaves nothing behind and is not an error."""
-    temporary = target.with_name(f".{target.name}.{os.getpid()}")
-    try:
-        temporary.write_bytes(data)
-        os.replace(temporary, target)
-    except OSError:
-        try:
-            temporary.unlink()
-        except OSError:
-            pass
+        replace_quietly(target, framed(ENTRY_MAGIC, data))
 
 
 def folders_digest(*folders: Path) -> bytes:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import io
 import marshal
-import os
 import pickle
 import zlib
 from dataclasses import astuple, dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sitegen.core import model as m
+from sitegen.core.files import framed, read_framed, replace_quietly
 
 ENTRY_MAGIC = b"sitegen-verified/1\n"
 # What a run's packed reasons may name when read back from a cache: sitegen's own result types and the one function
@@ -69,16 +69,8 @@ class VerifiedRuns:
         """What the entry under `key` holds, or None when there is none or it is not a well-formed entry of its own digest."""
         if key is None:
             return None
-        try:
-            with open(self._path(key), "rb") as file:
-                blob = file.read()
-        except OSError:
-            return None
-        head = len(ENTRY_MAGIC)
-        if blob[:head] != ENTRY_MAGIC or blob[head + 64 : head + 65] != b"\n":
-            return None
-        data = blob[head + 65 :]
-        if hashlib.sha256(data).hexdigest().encode("ascii") != blob[head : head + 64]:
+        data = read_framed(self._path(key), ENTRY_MAGIC)
+        if data is None:
             return None
         try:
             summary, reasons = marshal.loads(data)
@@ -94,16 +86,11 @@ class VerifiedRuns:
             return
         data = marshal.dumps((known.summary, known.reasons), 4)
         target = self._path(key)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_bytes(ENTRY_MAGIC + hashlib.sha256(data).hexdigest().encode("ascii") + b"\n" + data)
-            os.replace(temporary, target)
         except OSError:
-            try:
-                temporary.unlink()
-            except OSError:
-                pass
+            return
+        replace_quietly(target, framed(ENTRY_MAGIC, data))
 
     def _path(self, key: str) -> Path:
         return self.root / key
