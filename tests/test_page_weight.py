@@ -27,8 +27,10 @@ def read(site: Path, path: str) -> str:
 def test_a_repetition_answered_exactly_as_an_earlier_one_links_to_it_instead_of_repeating_its_tables(site):
     html = read(site, PAGE)
     r2 = html[html.index('<section id="r2"'):html.index('<section id="r3"')]
-    # its own state and counts stay, and each stage keeps its anchor (run pages link to it) with a link to the first
-    assert 'class="counts"' in r2 and '<section id="r2-reviewer"' in r2
+    # its own state stays, and so do its counts, in their column of the page's table of counts; each stage keeps its
+    # anchor (run pages link to it) with a link to the first
+    counts = html[html.index('<table class="counts">'):html.index('<section id="r1"')]
+    assert '<th scope="col">Repetition 2</th>' in counts and 'class="st-' in r2 and '<section id="r2-reviewer"' in r2
     assert 'The same answer as in <a href="#r1-reviewer">repetition 1</a>, judged alike.' in r2
     assert "<table" not in r2
     # each finding keeps its anchor (reasons link to it) as a link on to its row in the first repetition, which shows them
@@ -46,14 +48,16 @@ def test_a_repetition_that_differs_keeps_its_own_tables(site):
 
 
 def test_an_expected_finding_links_to_its_key_row_and_passage_on_the_case_page_instead_of_repeating_the_passage(site):
-    html = read(site, PAGE)
-    row = html[html.index('<tr id="r1-reviewer-deadline-stated">'):]
+    """A missed expected finding keeps a row, which links its key row and its passage on the case page; a matched one
+    is named in one line with the finding that matched it (tests/test_compact_case_run.py)."""
+    html = read(site, "en/cases/re/repeat-deviation/2026-09-02-nightly.html")
+    row = html[html.index('<tr id="r1-reviewer-escalation-missing">'):]
     row = row[: row.index("</tr>")]
-    assert '<a href="index.html#key-deadline-stated"><code>deadline-stated</code></a>' in row
+    assert '<a href="index.html#key-escalation-missing"><code>escalation-missing</code></a>' in row
     assert '<td><a href="index.html#L6">line 6</a></td>' in row
     assert "excerpt" not in row
-    case = read(site, "en/cases/ap/appeal-info-missing/index.html")
-    assert 'id="key-deadline-stated"' in case and 'id="L6"' in case  # the targets exist, once, on the case page
+    case = read(site, "en/cases/re/repeat-deviation/index.html")
+    assert 'id="key-escalation-missing"' in case and 'id="L6"' in case  # the targets exist, once, on the case page
 
 
 def test_a_verbatim_quote_is_shown_once_marked_in_its_line(site):
@@ -90,13 +94,13 @@ def test_a_finding_an_earlier_row_shows_gives_its_own_verdict_and_links_to_that_
     html = read(site, "en/cases/cu/cure-unchecked/2026-09-16-release.html")
     row = html[html.index('<tr id="r2-rerun-reviewer-f-r1-f1">'):]
     row = row[: row.index("</tr>")]
-    assert 'as finding <a href="#r2-reviewer-f-r1-f1">r1-f1</a> above.' in row
+    assert 'As <a href="#r2-reviewer-f-r1-f1">r1-f1</a> above.' in row
     assert 'class="st-' in row  # its verdict is its own: judged again, it may differ
     assert "excerpt" not in row and 'class="wording"' not in row
     first = html[html.index('<tr id="r2-reviewer-f-r1-f1">'):]
     assert 'class="wording"' in first[: first.index("</tr>")]  # the row linked to shows everything
     sv = read(site, "sv/cases/cu/cure-unchecked/2026-09-16-release.html")
-    assert 'som fynd <a href="#r2-reviewer-f-r1-f1">r1-f1</a> ovan.' in sv
+    assert 'Som <a href="#r2-reviewer-f-r1-f1">r1-f1</a> ovan.' in sv
 
 
 def _broken_links(site: Path) -> list[str]:

@@ -25,6 +25,7 @@ from sitegen.core.text import DocumentText
 from sitegen.render.environment import Page, Renderer, case_path, repetition_anchor
 from sitegen.render.templating import escape_output
 from sitegen.score.measures.base import Reason
+from sitegen.score.measures.registry import MEASURES
 from sitegen.score.reasons import ReasonSource
 
 Verdicts = Callable[[Answer, str, bool], StageVerdict]
@@ -71,19 +72,31 @@ class RepetitionInput:
         return _reviewers(self.answer.rerun if self.answer is not None else None)
 
     @cached_property
-    def listed(self) -> tuple[tuple[Observation, str, bool, str | None, Reason | None], ...]:
+    def listed(self) -> tuple[tuple[Observation, tuple[tuple[str, str], ...], bool, str | None, Reason | None], ...]:
         """Each observation as the page lists it, worked out here rather than by template calls per observation:
-        (observation, the section of this repetition it links to, whether it names another repetition too (a pair's),
-        the repetition it is explained under when that is another (a pair's first), its structured reason if known
-        where it is explained here)."""
+        (observation, the (section id, stage) of this repetition it is about, whether it names another repetition too
+        (a pair's), the repetition it is explained under when that is another (a pair's first), its structured reason if
+        known where it is explained here).
+
+        Observations that differ only in their stage, with the same result, measure, repetitions, subject and reason, are
+        listed once naming each stage: a stability difference is mostly found in the reviewers' answer and in the report.
+        """
         mine = str(self.repetition)
-        out = []
+        out: list[list] = []
         for o in self.observations:
             first = o.repetition.split("-", 1)[0]
             under = None if first == mine else first
-            out.append((o, repetition_anchor(self.repetition, o.stage), o.repetition != mine, under,
-                        self.reasons.get(o) if under is None else None))
-        return tuple(out)
+            reason = self.reasons.get(o)
+            section = (repetition_anchor(self.repetition, o.stage), o.stage)
+            # alike as the repetition explaining it sees them, so each repetition lists the observation the same way
+            same = (o.result, o.measure, o.repetition, o.subject, under, reason, o.detail if reason is None else None)
+            for entry in out:
+                if entry[5] == same and all(stage != o.stage for _, stage in entry[1]):
+                    entry[1].append(section)
+                    break
+            else:
+                out.append([o, [section], o.repetition != mine, under, reason if under is None else None, same])
+        return tuple((o, tuple(sections), pair, under, why) for o, sections, pair, under, why, _ in out)
 
     @cached_property
     def sections(self) -> tuple[tuple[str, StageVerdict, str], ...]:
@@ -110,6 +123,18 @@ class CaseRunInput:
     stages: tuple[str, ...]
     outcome: str | None
     repetitions: tuple[RepetitionInput, ...]
+
+    @cached_property
+    def counts(self) -> tuple[tuple[int, ...], tuple[tuple[str, tuple[tuple[int, int] | None, ...]], ...]]:
+        """The passed-of-observed counts as one table of the page: (the repetitions with a result, then each measure
+        any of them observed, in METHOD.md's order, with its (passed, observed) per repetition, or None where that
+        repetition has no count of it). Empty when no repetition has a result."""
+        reps = [rep for rep in self.repetitions if rep.result is not None]
+        if not reps:
+            return ((), ())
+        rows = tuple((measure, tuple(rep.result.measures.get(measure) for rep in reps))
+                     for measure in MEASURES if any(measure in rep.result.measures for rep in reps))
+        return (tuple(rep.repetition for rep in reps), rows)
 
 
 @dataclass(frozen=True)
@@ -138,15 +163,22 @@ class CaseRows:
         self._expected: dict[tuple, Any] = {}
         self._findings: dict[tuple, Any] = {}
         self._again: dict[tuple, Any] = {}
+        self._matched: dict[tuple, tuple[str, ...]] = {}
 
     def tables(self, verdict: StageVerdict, stage: str, section_id: str, reviewers: Mapping[str, str],
                marks: Mapping[tuple[str, str], str], earlier: Mapping[tuple[str, str], tuple[str, str]]) -> Markup:
-        """A stage's two verdict tables, joined here from their remembered rows: a loop in the template cost several
-        template calls per row, on the build's most numerous pages."""
+        """A stage's verdicts against the key, joined here from their remembered rows (a loop in the template cost several
+        template calls per row, on the build's most numerous pages): the expected findings that were matched in one line
+        linking each to the finding that matched it, whose row says how; a table of those missed, with why; the findings."""
         out: list[str] = []
-        if verdict.expected:
+        matched = [e for e in verdict.expected if e.finding is not None]
+        if matched:
+            out += ('<p class="matched">', self._words.matched_lead[(len(matched), len(verdict.expected))], " ",
+                    ", ".join(self.matched(section_id, e) for e in matched), "</p>\n")
+        missed = [e for e in verdict.expected if e.finding is None]
+        if missed:
             out += (self._words.expected_open[section_id], "\n")
-            for e in verdict.expected:
+            for e in missed:
                 out += (self.expected(section_id, e, marks.get((stage, e.expected.id))), "\n")
             out.append("</tbody>\n</table>\n")
         if verdict.findings:
@@ -170,6 +202,15 @@ class CaseRows:
         parts = self._expected.get((verdict, mark))
         if parts is None:
             parts = self._expected[(verdict, mark)] = tuple(str(self._macros.expected_row(verdict, _SECTION, mark)).split(_SECTION))
+        return Markup(escape_output(section_id).join(parts))
+
+    def matched(self, section_id: str, verdict: Any) -> Any:
+        """An expected finding the stage matched, named with the finding that matched it: rendered once per pair of ids,
+        the section's id put in after, as in `expected`."""
+        key = (verdict.expected.id, verdict.finding)
+        parts = self._matched.get(key)
+        if parts is None:
+            parts = self._matched[key] = tuple(str(self._macros.matched_item(*key, _SECTION)).split(_SECTION))
         return Markup(escape_output(section_id).join(parts))
 
     def finding(self, verdict: Any, stage: str, reviewers: Mapping[str, str]) -> Any:

@@ -242,19 +242,8 @@ class Words:
         self.outcome = Memo(macros.outcome_word)
         self.count = Memo(macros.count_word)
         self.number = Memo(made["fmt"].number)
-        self.counts = Counts(macros.counts_list)
+        # one per distinct table of counts (passing cases repeat theirs), its labels and cells memoized too
+        self.counts = Memo(lambda counts: macros.counts_table(counts, self.repetition, self.passed_of))
+        self.passed_of = Memo(macros.passed_of)
+        self.matched_lead = Memo(lambda key: macros.matched_lead(*key))
 
-
-class Counts:
-    """A repetition's passed-of-observed list, rendered once per distinct set of counts: few sets recur across many cases."""
-
-    def __init__(self, macro: Callable[[Mapping[str, Any]], Any]):
-        self.macro = macro
-        self.done: dict[tuple, Any] = {}
-
-    def __call__(self, measures: Mapping[str, Any]) -> Any:
-        key = tuple(measures.items())
-        found = self.done.get(key)
-        if found is None:
-            found = self.done[key] = self.macro(measures)
-        return found

@@ -84,9 +84,15 @@ def version_link(context: Any, run_id: str, cv: str, repetition: Any) -> Markup:
     return _CODE_LINK.format(href(context, context["detailed"].link(cv, run_id, repetition_anchor(repetition))), cv)
 
 
+def row_link(section_id: str, finding: str) -> Markup:
+    """A finding of the same page, linked to its row in a stage's section (the row ids CaseRows writes)."""
+    return _CODE_LINK.format(Markup("#{}-f-{}").format(section_id, finding), finding)  # a Markup section id stays as it is
+
+
 def code(text: Any) -> Markup:
     return Markup("<code>{}</code>").format(escape(text))
 
 
 LINKS = {"href": pass_context(href), "expected_link": expected_link, "finding_link": finding_link,
-         "findings_links": findings_links, "repetition_link": repetition_link, "version_link": version_link, "code": code}
+         "findings_links": findings_links, "repetition_link": repetition_link, "version_link": version_link, "code": code,
+         "row_link": row_link}

@@ -1,0 +1,148 @@
+"""Issue 15, page weight (fourth part): a case-run page says each fact once, in fewer bytes, with nothing a reader needs lost."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+
+from sitegen.core import model as m
+from sitegen.render.cases import RepetitionInput
+from sitegen.score.measures.base import Reason
+from sitegen.score.measures.registry import MEASURES
+
+from sitegen.build import build_site
+
+RECORDS = Path(__file__).resolve().parent.parent / "records"
+PAGE = "cases/cu/cure-unchecked/2026-09-16-release.html"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("compact") / "site"
+    build_site(RECORDS, out)
+    return out
+
+
+def read(site: Path, path: str) -> str:
+    return (site / path).read_text(encoding="utf-8")
+
+
+def case_run_pages(site: Path, lang: str) -> dict[str, str]:
+    return {p.relative_to(site / lang).as_posix(): p.read_text(encoding="utf-8")
+            for p in (site / lang / "cases").rglob("*.html") if p.name != "index.html"}
+
+
+def stage_sections(html: str) -> dict[str, str]:
+    """Each stage section of a case-run page by its id (r1-reviewer, r2-rerun-report, ...), up to its end."""
+    return {sid: body for sid, body in re.findall(r'<section id="(r\d+(?:-rerun)?-[a-z]+)"[^>]*class="stage">(.*?)</section>', html, re.S)}
+
+
+def test_a_matched_expected_finding_is_named_once_with_the_finding_that_matched_it_and_has_no_row_of_its_own(site):
+    """Its row said "matched" and named the finding, whose own row says the same with the evidence: one line names
+    it now, linked to that row. Every expected finding of a stage is still accounted for: matched in the line, or
+    missed in a row that says why."""
+    html = read(site, "en/" + PAGE)
+    r1 = stage_sections(html)["r1-reviewer"]
+    line = re.search(r'<p class="matched">(.*?)</p>', r1, re.S).group(1)
+    named = re.findall(r'<code>([^<]+)</code> by <a href="#r1-reviewer-f-([^"]+)"><code>\2</code></a>', line)
+    assert ("checker-missing", named[0][1]) in named, line
+    assert '<tr id="r1-reviewer-checker-missing">' not in html
+    # the finding linked to has its row, which says it matched that expected finding
+    row = html[html.index(f'<tr id="r1-reviewer-f-{named[0][1]}">'):]
+    row = row[: row.index("</tr>")]
+    assert "matched" in row and 'href="index.html#key-checker-missing"' in row
+    # in the second repetition the same expected finding was missed: a row that says why
+    assert '<tr id="r2-reviewer-checker-missing">' in html and "checker-missing by" not in stage_sections(html)["r2-reviewer"]
+    sv = read(site, "sv/" + PAGE)
+    assert re.search(r"förväntade fynd (i nyckeln )?hittades: <code>checker-missing</code> av <a href=", sv), "Swedish"
+
+
+def test_every_expected_finding_of_every_judged_stage_is_either_named_matched_or_has_a_missed_row(site):
+    for path, html in case_run_pages(site, "en").items():
+        for sid, body in stage_sections(html).items():
+            if "<table" not in body and '<p class="matched">' not in body:
+                continue  # not judged (a crashed run, a repeated answer) or no findings and no key
+            matched = re.findall(r"<code>([^<]+)</code> by <a", re.search(r'<p class="matched">(.*?)</p>', body, re.S).group(1)) \
+                if '<p class="matched">' in body else []
+            missed = re.findall(rf'<tr id="{sid}-([^"]+)"><th><a href="index.html#key-', body)
+            assert not set(matched) & set(missed), (path, sid)
+            for expected in missed:
+                row = body[body.index(f'<tr id="{sid}-{expected}">'):]
+                assert "missed" in row[: row.index("</tr>")], (path, sid, expected)
+
+
+def test_the_counts_of_every_repetition_are_one_table_whose_cells_are_the_downloaded_counts(site):
+    """The passed-of-observed list was written under each repetition, each measure's name with it; one table has a
+    column per repetition now. Its cells are checked against case-results.csv, the download a reader recomputes."""
+    rows: dict[tuple[str, str, str], dict[str, str]] = {}
+    with (site / "downloads" / "case-results.csv").open(encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            rows[(row["run"], row["case_version"], row["repetition"])] = row
+    checked = 0
+    for path, html in case_run_pages(site, "en").items():
+        cv, run = path.split("/")[2], path.split("/")[3][: -len(".html")]
+        if "<table class=\"counts\">" not in html:
+            assert not any(key[:2] == (run, cv) for key in rows) or "did not finish" in html, path
+            continue
+        assert html.count('<table class="counts">') == 1 and '<ul class="counts">' not in html, path
+        table = html[html.index('<table class="counts">'):html.index("</table>", html.index('<table class="counts">'))]
+        reps = re.findall(r'<th scope="col">Repetition (\d+)</th>', table)
+        shown = {measure: re.findall(r"<td>(.*?)</td>", cells)
+                 for measure, cells in re.findall(r'<th scope="row">[^<]*<code>([A-Z_]+)</code></th>(.*?)</tr>', table)}
+        for measure in MEASURES:
+            expected = []
+            for rep in reps:
+                row = rows[(run, cv, rep)]
+                passed, observed = row[f"{measure}_passed"], row[f"{measure}_observed"]
+                expected.append(None if observed == "NOT_OBSERVED" else f"{passed} of {observed}")
+            if all(e is None for e in expected):
+                assert measure not in shown, (path, measure)
+                continue
+            for cell, want in zip(shown[measure], expected, strict=True):
+                assert (want is None and "Not observed" in cell) or cell == want, (path, measure, cell, want)
+                checked += 1
+    assert checked > 100
+
+
+def test_observations_alike_but_for_their_stage_are_listed_once_naming_each_stage():
+    """A stability difference found in the reviewers' answer and again, identical, in the report was listed twice with
+    the same reason; once now, with a link to each stage. Observations whose reasons differ stay apart."""
+    alike = Reason("count.flaws", differences=(("flaws", 1, 2),))
+    other = Reason("count.flaws", differences=(("flaws", 2, 3),))
+    obs = [m.Observation("IDENTICAL_INPUT_STABILITY", "c", "1-2", stage, "-", m.FAILED, "count.flaws", "x")
+           for stage in ("reviewer", "report")]
+    third = m.Observation("IDENTICAL_INPUT_STABILITY", "c", "1-3", "reviewer", "-", m.FAILED, "count.flaws", "x")
+    fourth = m.Observation("IDENTICAL_INPUT_STABILITY", "c", "1-3", "report", "-", m.FAILED, "count.flaws", "x")
+    rep = RepetitionInput(1, "BLOCK", None, None, (), (), (*obs, third, fourth),
+                          {obs[0]: alike, obs[1]: alike, third: alike, fourth: other})
+    listed = rep.listed
+    assert [(o.repetition, sections) for o, sections, *_ in listed] == [
+        ("1-2", (("r1-reviewer", "reviewer"), ("r1-report", "report"))),
+        ("1-3", (("r1-reviewer", "reviewer"),)),
+        ("1-3", (("r1-report", "report"),)),
+    ]
+    # seen from the pair's second repetition, where it is explained under the first, it is listed the same way
+    second = RepetitionInput(2, "BLOCK", None, None, (), (), tuple(obs), {obs[0]: alike, obs[1]: alike})
+    assert [(len(sections), under, why) for _, sections, _, under, why in second.listed] == [(2, "1", None)]
+
+
+def test_a_listed_observation_of_two_stages_links_each_on_the_page(site):
+    html = read(site, "en/cases/ap/appeal-info-missing/2026-09-02-nightly.html")
+    joined = re.findall(r'<a href="#(r\d-reviewer)">Reviewers</a> and <a href="#(r\d-report)">Delivered report</a>', html)
+    assert joined
+    for reviewer, report in joined:
+        assert reviewer.split("-")[0] == report.split("-")[0]
+        assert f'id="{reviewer}"' in html and f'id="{report}"' in html
+    sv = read(site, "sv/cases/ap/appeal-info-missing/2026-09-02-nightly.html")
+    assert len(re.findall(r'</a> och <a href="#r\d-report">', sv)) == len(joined)
+
+
+def test_a_row_an_earlier_row_shows_says_so_in_a_few_words(site):
+    """"Kind, rules, evidence and wording as finding X above." was written on every such row (often half the rows)."""
+    for lang, words in (("en", r'As <a href="#[^"]+">[^<]+</a> above\.'), ("sv", r'Som <a href="#[^"]+">[^<]+</a> ovan\.')):
+        pages = case_run_pages(site, lang)
+        again = [cell for html in pages.values() for cell in re.findall(r'<td class="again">(.*?)</td>', html)]
+        assert again and all(re.fullmatch(words, cell) for cell in again), again[:3]
