@@ -243,7 +243,7 @@ class Words:
         self.count = Memo(macros.count_word)
         self.number = Memo(made["fmt"].number)
         # one per distinct table of counts (passing cases repeat theirs), its labels and cells memoized too
-        self.counts = Memo(lambda counts: macros.counts_table(counts, self.repetition, self.passed_of))
+        self.counts = Memo(lambda counts: macros.counts_table(counts, self.passed_of))
         self.passed_of = Memo(macros.passed_of)
         self.matched_lead = Memo(lambda key: macros.matched_lead(*key))
 
