@@ -57,7 +57,7 @@ def test_a_matched_expected_finding_is_named_once_with_the_finding_that_matched_
     # in the second repetition the same expected finding was missed: a row that says why
     assert '<tr id="r2-reviewer-checker-missing">' in html and "checker-missing by" not in stage_sections(html)["r2-reviewer"]
     sv = read(site, "sv/" + PAGE)
-    assert re.search(r"förväntade fynd (i nyckeln )?hittades: <code>checker-missing</code> av <a href=", sv), "Swedish"
+    assert re.search(r"förväntade fynd (i facit )?hittades: <code>checker-missing</code> av <a href=", sv), "Swedish"
 
 
 def test_every_expected_finding_of_every_judged_stage_is_either_named_matched_or_has_a_missed_row(site):
