@@ -21,6 +21,7 @@ from sitegen.core.errors import PublicationError
 from sitegen.render.environment import Renderer
 from sitegen.render.pagecache import MARKER, PageCache
 from sitegen.core.files import framed
+from sitegen.publish.site import PageWriter
 from sitegen.score.verified import ENTRY_MAGIC, VerifiedRuns
 
 SMALL = Path(__file__).resolve().parent / "data" / "records-small"
@@ -31,11 +32,12 @@ def tree(folder: Path) -> dict[str, bytes]:
 
 
 class Counting:
-    """Counts the cache's hits and stores (on the class, for the test's duration: builds run in this process)."""
+    """Counts the cache's hits and stores (on the class, for the test's duration: builds run in this process): a hit is a
+    page read from its entry, or linked from the previous site by the digest its entry holds."""
 
     def __init__(self, monkeypatch):
-        self.hits = self.stores = 0
-        get, put = PageCache.get, PageCache.put
+        self.hits = self.stores = self.linked = 0
+        get, put, reuse = PageCache.get, PageCache.put, PageWriter.reuse
 
         def counted_get(cache, key):
             found = get(cache, key)
@@ -46,8 +48,16 @@ class Counting:
             self.stores += 1
             return put(cache, key, data)
 
+        def counted_reuse(writer, path, size, sha256):
+            found = reuse(writer, path, size, sha256)
+            page = found is not None and not path.startswith("downloads/")  # downloads are linked this way too
+            self.linked += page
+            self.hits += page
+            return found
+
         monkeypatch.setattr(PageCache, "get", counted_get)
         monkeypatch.setattr(PageCache, "put", counted_put)
+        monkeypatch.setattr(PageWriter, "reuse", counted_reuse)
 
 
 @pytest.fixture
@@ -179,9 +189,11 @@ def test_adding_a_run_renders_only_the_pages_that_depend_on_it(workspace, monkey
     counted.hits = counted.stores = 0
     build.build_site(ws["records"], out, cache=cache)
     case_versions = len(json.loads((ws["records"] / "cases.json").read_text(encoding="utf-8"))["case_versions"])
-    # the new run's case-run pages and every case page (its grid of outcomes gains a row), in both languages
-    assert counted.stores == 2 * (case_versions + case_versions)
-    assert counted.hits == first - 2 * case_versions  # the other runs' case-run pages came from the cache
+    own = len([p for p in (out / "en" / "runs").rglob("*.html") if p.name == "r3.html" or p.parent.name == "r3"])
+    # the new run's case-run pages and own pages, and every case page (its grid of outcomes gains a row), in both languages
+    assert own and counted.stores == 2 * (case_versions + case_versions + own)
+    assert counted.hits == first - 2 * case_versions  # the other runs' case-run pages and own pages came from the cache
+    assert counted.linked == counted.hits, "each of them linked from the previous site without reading its entry"
 
 
 class Rendering:

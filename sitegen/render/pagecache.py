@@ -17,12 +17,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from sitegen.core.files import framed, read_framed, replace_quietly
+from sitegen.core.files import framed, read_framed, read_framed_head, replace_quietly
 
 # The first line of a cache folder's marker file: a folder without it is never read from or written to.
 MARKER = "CACHEDIR.TAG"
 MARKER_TEXT = b"Signature: 8a477f597d28d172789f06886806bc55\n# A cache of pages rendered by sitegen; delete it at will.\n"
 ENTRY_MAGIC = b"sitegen-page/1\n"
+NAMES_MAGIC = b"sitegen-page-names/1\n"
 
 
 def page_key(salt: bytes, *inputs: Any) -> str:
@@ -42,15 +43,17 @@ def page_config(config: Any) -> Any:
     return replace(config, answers=(), publish=(), internal_fields=())
 
 
-def answer_token(records: Any, key: tuple[str, str, int]) -> tuple | None:
-    """What names an answer in a page's key without unpacking it: the SHA-256 of the records file it was read from (the
-    answer is made from those bytes alone, by the loader in the salt) and where it is in that file, or None when absent."""
+def run_token(records: Any, results: Any, run: Any) -> str:
+    """One digest of everything of a run its case-run pages are made from, taken once per run instead of pickling each
+    page's observations: the run's fields, its setup and stages, the digest of its entry in the results record (its
+    outcome, states, case results and observations), and the SHA-256 of every records file its answers were read from."""
     answers = records.answers
-    source = answers.source(key) if hasattr(answers, "source") else (answers[key].source if key in answers else None)
-    if source is None:
-        return None
-    file = records.files.get(source)
-    return ("answer", source, file.sha256 if file is not None else None, *key)
+    sources = (answers.sources(run.id) if hasattr(answers, "sources")
+               else {a.source for k, a in answers.items() if k[0] == run.id})
+    files = tuple(sorted((source, records.files[source].sha256 if source in records.files else None) for source in sources))
+    setup = records.setups.get(run.setup)
+    entry = (results.digest(run.id) if hasattr(results, "digest") else page_key(b"", results[run.id])) if run.id in results else None
+    return page_key(b"", "run", run, setup, records.stages(run) if setup is not None else (), entry, files)
 
 
 class _KeyPickler(pickle.Pickler):
@@ -97,6 +100,13 @@ class PageCache:
             return None
         return read_framed(self._path(key), ENTRY_MAGIC)
 
+    def digest(self, key: str) -> tuple[int, str] | None:
+        """The size and SHA-256 of the page stored under `key`, read from the entry's head alone (its body is not read):
+        what a previous site's file must match to be reused without the entry. None when there is no such entry."""
+        if not self.usable:
+            return None
+        return read_framed_head(self._path(key), ENTRY_MAGIC)
+
     def put(self, key: str, data: bytes) -> None:
         """Store a page under `key` (written beside, then renamed: a reader never sees half an entry); a full disk only costs the entry."""
         if not self.usable:
@@ -107,6 +117,24 @@ class PageCache:
         except OSError:
             return
         replace_quietly(target, framed(ENTRY_MAGIC, data))
+
+
+    def names(self, key: str) -> tuple[str, ...] | None:
+        """The list of page paths kept under `key` (a run's own pages), or None when there is none or it fails its digest."""
+        if not self.usable:
+            return None
+        data = read_framed(self.root / "names" / key, NAMES_MAGIC)
+        return None if data is None else tuple(data.decode("utf-8", "replace").split("\n"))
+
+    def put_names(self, key: str, names: tuple[str, ...]) -> None:
+        """Keep a list of page paths under `key`, as `put` keeps a page."""
+        if not self.usable:
+            return
+        try:
+            (self.root / "names").mkdir(exist_ok=True)
+        except OSError:
+            return
+        replace_quietly(self.root / "names" / key, framed(NAMES_MAGIC, "\n".join(names).encode("utf-8")))
 
 
 def folders_digest(*folders: Path) -> bytes:
