@@ -151,12 +151,13 @@ class PageWriter:
         self.root = Path(root)
         self.previous = Path(previous) if previous is not None else None
         self._folders: set[Path] = set()  # made already: spares a failing mkdir per page
+        self._plain: dict[Path, bool] = {}  # previous site's folders: reached through no symbolic link (asked once each)
 
     def __call__(self, page: Page) -> SiteFile:
         target = self._target(page.path)
         with writing(target):
             data = page.data
-            if self.previous is None or _linked(self.previous / page.path, target, len(data), lambda held: held == data) is None:
+            if self.previous is None or self._linked(page.path, target, len(data), lambda held: held == data) is None:
                 target.write_bytes(data)
         return SiteFile(page.path, len(page.data), hashlib.sha256(page.data).hexdigest())
 
@@ -167,8 +168,15 @@ class PageWriter:
         if self.previous is None:
             return None
         with writing(target):
-            linked = _linked(self.previous / path, target, size, lambda held: hashlib.sha256(held).hexdigest() == sha256)
+            linked = self._linked(path, target, size, lambda held: hashlib.sha256(held).hexdigest() == sha256)
         return None if linked is None else SiteFile(path, size, sha256)
+
+    def _linked(self, path: str, target: Path, size: int, holds: Callable[[bytes], bool]) -> Path | None:
+        """_linked on the previous site's file at `path`, its folder checked once for a symbolic link on the way."""
+        old = self.previous / path
+        if old.parent not in self._plain:
+            self._plain[old.parent] = os.path.realpath(old.parent) == os.path.abspath(old.parent)
+        return _linked(old, target, size, holds) if self._plain[old.parent] else None
 
     def _target(self, path: str) -> Path:
         """Where a file of the site goes below the root, its folder made; an unsafe path is refused."""
@@ -187,8 +195,9 @@ def _linked(old: Path, new: Path, size: int, holds: Callable[[bytes], bool]) -> 
     when it now is one (linking costs a fraction of writing the bytes again: most of a rebuild's files are unchanged).
 
     Only a file of the previous site's own is linked: one with no other name (a second hard link, made by anyone, could
-    change the published bytes later through that name) reached through no symbolic link (which could lead outside it).
-    The link must name the very file that was read (the same device and inode): a file put at `old` meanwhile is not kept.
+    change the published bytes later through that name) and not itself a symbolic link (which could lead outside it; the
+    caller checks its folders). The link must name the very file that was read (the same device and inode): a file put
+    at `old` meanwhile is not kept.
     """
     try:
         fd = os.open(old, os.O_RDONLY | os.O_NOFOLLOW)
@@ -197,8 +206,6 @@ def _linked(old: Path, new: Path, size: int, holds: Callable[[bytes], bool]) -> 
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size != size or info.st_nlink != 1:
-            return None
-        if os.path.realpath(old) != os.path.abspath(old):
             return None
         with open(fd, "rb", closefd=False) as file:
             if not holds(file.read()):

@@ -37,6 +37,19 @@ def page_key(salt: bytes, *inputs: Any) -> str:
     return digest.hexdigest()
 
 
+def text_key(salt: bytes, *parts: str) -> str:
+    """The digest naming a page made from `parts` (its language, path and the digests of its inputs, all text) by the
+    renderer `salt` describes: as page_key, without pickling. Each part is prefixed by its length, so no two lists of
+    parts give the same bytes, and the bytes begin unlike any pickle's, so no page_key gives them either."""
+    digest = hashlib.sha256(salt)
+    digest.update(b"text\0")
+    for part in parts:
+        data = part.encode("utf-8")
+        digest.update(b"%d:" % len(data))
+        digest.update(data)
+    return digest.hexdigest()
+
+
 def page_config(config: Any) -> Any:
     """The configuration as pages can show it: which records files are read and published (and the deny-list checked on
     them) is the loader's and the writer's business, so a run added with its own answers file keeps the other pages' keys."""
@@ -113,7 +126,8 @@ class PageCache:
             return
         target = self._path(key)
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.parent.is_dir():  # a stat: most entries go into one of the 256 folders made already
+                target.parent.mkdir(parents=True, exist_ok=True)
         except OSError:
             return
         replace_quietly(target, framed(ENTRY_MAGIC, data))

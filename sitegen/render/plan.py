@@ -8,7 +8,7 @@ from typing import Any, Callable, Mapping, Sequence
 from sitegen.core.model import Pair, Records, Run, RunResult
 from sitegen.render.cases import Verdicts, collect_case, render_case_page, render_case_runs
 from sitegen.render.environment import Page, Renderer, case_path
-from sitegen.render.pagecache import PageCache, page_key, run_token
+from sitegen.render.pagecache import PageCache, page_key, run_token, text_key
 from sitegen.render.views import index_cases, index_observations, run_grid, run_listings
 from sitegen.score.reasons import ReasonSource
 
@@ -62,7 +62,7 @@ class PageJob:
                 bundle = collect_case(self.records, cv_id, self.runs_by_case.get(cv_id, ()), self.states, self.outcomes, verdicts=None,
                                       pairs=self.pairs.get(cv_id, ()))
                 for lang in self.languages:
-                    pages.append(self._cached(lang, case_path(cv_id), ("case", bundle),
+                    pages.append(self._cached(lang, case_path(cv_id), lambda lang=lang: page_key(self.salt, lang, case_path(cv_id), ("case", bundle)),
                                               lambda lang=lang: render_case_page(self.renderers[lang], bundle)))
             return pages
         for cv_id in case_ids:
@@ -79,8 +79,10 @@ class PageJob:
                 return page
 
             # the run's results, answers and setup by one digest taken once (run_token); the case version by its own
-            inputs = ("case-run", self._case_digest(cv_id), self._run_token(run), self.pairs.get(cv_id, ())) if self.cache is not None else ()
-            pages.extend(self._cached(lang, case_path(cv_id, run_id), inputs, lambda lang=lang: render(lang)) for lang in self.languages)
+            rest = case_path(cv_id, run_id)
+            pages.extend(self._cached(lang, rest, lambda lang=lang, rest=rest, cv_id=cv_id, run=run: text_key(
+                self.salt, lang, rest, "case-run", self._case_digest(cv_id), self._run_token(run)), lambda lang=lang: render(lang))
+                for lang in self.languages)
         return pages
 
     def _run_cases(self, run_id: str) -> tuple[Mapping, Mapping]:
@@ -97,11 +99,12 @@ class PageJob:
             tokens[run.id] = run_token(self.records, self.results, run)
         return tokens[run.id]
 
-    def _cached(self, lang: str, rest: str, inputs: tuple, render: Callable[[], Page]) -> Any:
-        """The page rendered, or a _Stored naming the cache's entry when its inputs are unchanged (read only if needed)."""
+    def _cached(self, lang: str, rest: str, key_of: Callable[[], str], render: Callable[[], Page]) -> Any:
+        """The page rendered, or a _Stored naming the cache's entry under `key_of()` when its inputs are unchanged (the entry
+        read only if needed); the key is taken only with a cache."""
         if self.cache is None:
             return render()
-        key = page_key(self.salt, lang, rest, inputs)
+        key = key_of()
         known = self.cache.digest(key)
         if known is not None:
             return _Stored(f"{lang}/{rest}", key, known[0], known[1], render)
@@ -131,10 +134,11 @@ class PageJob:
         return self.write(self._page(item))
 
     def _case_digest(self, cv_id: str) -> str:
-        """A case version's digest for the keys of its pages, taken once per process (its document is most of a key)."""
+        """A case version's digest (with its invariance pairs) for the keys of its pages, taken once per process (its document
+        is most of a key)."""
         digests = self._current.setdefault("case digests", {})
         if cv_id not in digests:
-            digests[cv_id] = page_key(b"", self.records.case_versions[cv_id])
+            digests[cv_id] = page_key(b"", self.records.case_versions[cv_id], self.pairs.get(cv_id, ()))
         return digests[cv_id]
 
     def render_run(self, run_id: str, part: int) -> list[Any]:
@@ -146,7 +150,8 @@ class PageJob:
         token = self._own_pages_token(run_id) if self.cache is not None else ""
         names = self._own_pages(run_id, token)
         work = [(lang, rest) for lang in self.languages for rest in names]
-        return [self._cached(lang, rest, ("run", token), lambda lang=lang, rest=rest: self._run_page(run_id, lang, rest))
+        return [self._cached(lang, rest, lambda lang=lang, rest=rest: text_key(self.salt, lang, rest, "run", token),
+                             lambda lang=lang, rest=rest: self._run_page(run_id, lang, rest))
                 for lang, rest in work[len(work) * part // RUN_TASK_PARTS : len(work) * (part + 1) // RUN_TASK_PARTS]]
 
     def _own_pages(self, run_id: str, token: str) -> tuple[str, ...]:
