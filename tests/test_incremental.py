@@ -10,15 +10,21 @@ import pickle
 import random
 import shutil
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
+import factories as f
 import pytest
 
 import sitegen.build as build
+import sitegen.render.plan as plan
 import sitegen.score.verify as verify
 from sitegen.cli import main
+from sitegen.core import model as m
 from sitegen.core.errors import PublicationError
+from sitegen.render.cases import pairs_by_case
 from sitegen.render.environment import Renderer
+from sitegen.render.plan import PageJob
 from sitegen.render.pagecache import MARKER, PageCache
 from sitegen.core.files import SourceFile, framed
 from sitegen.publish.site import PageWriter
@@ -237,8 +243,6 @@ def test_a_run_added_with_its_own_answers_file_renders_only_its_pages_the_case_p
 def test_a_run_added_leaves_the_other_runs_pages_unrendered_and_their_results_unpacked(workspace, monkeypatch):
     """Issue 15 target 3: the other runs' own pages (run page and list pages) keep their bytes, so they come from the cache;
     and their case-run pages are keyed by one digest per run, so their results are not indexed for keys."""
-    import sitegen.render.plan as plan
-
     ws = dict(workspace, monkeypatch=monkeypatch)
     cache, out = ws["root"] / "cache", ws["root"] / "site"
     rendering = Rendering(monkeypatch)
@@ -492,3 +496,20 @@ def test_a_tampered_file_in_the_previous_site_is_written_afresh_not_linked(works
     assert not victim.is_symlink() and not victim.parent.is_symlink() and victim.is_file() and victim.read_bytes() == data
     assert victim.stat().st_nlink == 1 and victim.stat().st_ino not in outside, "a file with a name outside the site was linked"
     assert tree(out) == tree(_full_build(ws))
+
+
+def test_a_case_run_pages_key_changes_with_its_invariance_twin():
+    """An invariance pair's reasons on a case-run page compare both versions of the pair, so the twin version is part of
+    the key of the page of each: an edit of the twin alone gives the other a new key."""
+    def digest(records):
+        job = PageJob(records, {}, None, {}, (), {}, {}, {}, {}, {}, None, pairs_by_case(records))
+        return job._case_digest("a")
+
+    a, b = f.case_version("a"), f.case_version("b")
+    pair = m.Pair("p1", "wording", ("a", "b"), "the same case, worded otherwise", False)
+    before = f.records((a, b), {}, pairs=(pair,))
+    edited = f.records((a, replace(b, title="Case b, edited")), {}, pairs=(pair,))
+    unpaired = f.records((a, b), {}, pairs=())
+    assert digest(before) != digest(edited)
+    assert digest(before) != digest(unpaired)
+    assert digest(before) == digest(f.records((a, b), {}, pairs=(pair,)))

@@ -134,11 +134,13 @@ class PageJob:
         return self.write(self._page(item))
 
     def _case_digest(self, cv_id: str) -> str:
-        """A case version's digest (with its invariance pairs) for the keys of its pages, taken once per process (its document
-        is most of a key)."""
+        """A case version's digest (with its invariance pairs and their twin versions) for the keys of its case-run pages,
+        taken once per process (its document is most of a key)."""
         digests = self._current.setdefault("case digests", {})
         if cv_id not in digests:
-            digests[cv_id] = page_key(b"", self.records.case_versions[cv_id], self.pairs.get(cv_id, ()))
+            pairs = self.pairs.get(cv_id, ())  # the twin versions too: an invariance pair's reasons compare both
+            digests[cv_id] = page_key(b"", self.records.case_versions[cv_id], pairs,
+                                      tuple(self.records.case_versions.get(twin) for _, twin in pairs))
         return digests[cv_id]
 
     def render_run(self, run_id: str, part: int) -> list[Any]:
