@@ -1,8 +1,9 @@
 """Rendered pages kept by the digest of everything they are made from, so a rebuild renders only pages whose inputs changed.
 
 A page's key is the SHA-256 of the render's salt (sitegen's version and source, the templates, the catalogs, the
-configuration, the languages and the build date: see build.py) and of the page's own inputs, pickled. Pickling is
-faithful, so different inputs never give the same key; equal inputs pickled differently only miss. An entry holds
+configuration, the languages and the build date: see build.py) and of the page's own inputs: pickled (page_key), or as
+digests of them taken once per run or case version (text_key, run_token), so an unchanged page costs a hash of a few
+strings. Pickling is faithful, so different inputs never give the same key; equal inputs pickled differently only miss. An entry holds
 its own digest and is re-checked on every read: a truncated, edited or foreign entry is not used, the page is rendered
 again and the entry replaced. Nothing is read from a folder that is not marked as a cache, and nothing written there.
 """

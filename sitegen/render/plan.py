@@ -34,7 +34,7 @@ class PageJob:
     write: Callable[[Page], Any] | None
     pairs: Mapping[str, tuple[tuple[Pair, str], ...]]  # pairs_by_case
     reasons: Mapping[str, bytes] = field(default_factory=dict)  # run id -> its observations' reasons, packed
-    cache: PageCache | None = None  # case and case-run pages by the digest of their inputs (pagecache.py)
+    cache: PageCache | None = None  # case, case-run and run pages by the digest of their inputs (pagecache.py)
     salt: bytes = b""  # what every page is also made from: sitegen, templates, catalogs, configuration, date
     _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
 
