@@ -16,7 +16,8 @@ sitegen's full build (each into a fresh folder) alternate for --rounds rounds: t
 ratios, and the load average before and after. With --incremental, rounds of: a full build with an empty cache, a
 rebuild with nothing changed, and a build after the newest run is added to records that lacked it (a copy of
 RECORDS_DIR without it, scored once beforehand); each against the same full build; the last alternates with rendering
-only the pages that changed (time_changed_only), and the ratio of the two is target 3's.
+only the pages that changed (time_changed_only: with every run's own pages, and strictly, with only the added run's,
+whose bytes are the only run pages that change), and the ratio of the two is target 3's.
 """
 
 from __future__ import annotations
@@ -180,19 +181,21 @@ def without_newest_run(records: Path, folder: Path) -> tuple[Path, str]:
     return folder, newest["id"]
 
 
-def time_changed_only(records: Path, added: str, folder: Path, jobs: int) -> tuple[float, int]:
+def time_changed_only(records: Path, added: str, folder: Path, jobs: int, *, strict: bool = False) -> tuple[float, int]:
     """The time to render only the pages that changed when `added` was added, and their number.
 
-    Those are the pages a build with a cache cannot take from it: every case page (its grid gains a row), the added
-    run's case-run pages, every run's own pages and list pages and the shared pages (overview, method, changelog,
-    downloads, sitemap). They are rendered from records already loaded, checked and verified (not timed), by the build's
-    own renderer in the same number of processes, and written into a fresh folder; no other page is keyed, read or written.
+    Those are every case page (its grid gains a row), the added run's case-run pages, the shared pages (overview, method,
+    changelog, downloads, sitemap) and the runs' own pages and list pages: every run's (the first definition, from before
+    run pages were cached), or with `strict` the added run's alone (the other runs' own pages keep their bytes). They are
+    rendered from records already loaded, checked and verified (not timed), by the build's own renderer in the same
+    number of processes, and written into a fresh folder; no other page is keyed, read or written.
     """
     checked = check_records(records, jobs=jobs)
     every = pages_module.page_tasks
 
     def changed_tasks(*args, **kwargs):
-        return [task for task in every(*args, **kwargs) if task[0] != "case-run" or task[1] == added]
+        return [task for task in every(*args, **kwargs)
+                if task[0] == "case" or task[1] == added or (task[0] == "run" and not strict)]
 
     folder.mkdir(parents=True)
     pages_module.page_tasks = changed_tasks
@@ -213,8 +216,8 @@ def compare_incremental(args) -> dict:
     work = Path(tempfile.mkdtemp(prefix="sitegen-incremental-"))
     load_before = os.getloadavg()
     fewer, added = without_newest_run(args.records, work / "fewer")
-    figures: dict[str, list[float]] = {"full": [], "no_change": [], "one_run_added": [], "changed_only": []}
-    changed_pages = 0
+    figures: dict[str, list[float]] = {"full": [], "no_change": [], "one_run_added": [], "changed_only": [], "changed_strict": []}
+    changed_pages = strict_pages = 0
     for round_ in range(args.rounds):
         records, cache, out = work / f"records-{round_}", work / f"cache-{round_}", work / f"site-{round_}"
         shutil.copytree(fewer, records)
@@ -226,11 +229,15 @@ def compare_incremental(args) -> dict:
         for name in config["answers"]:
             if not (records / name).exists():
                 shutil.copy2(args.records / name, records / name)
-        for side in (("one_run_added", "changed_only") if round_ % 2 == 0 else ("changed_only", "one_run_added")):
+        sides = ("one_run_added", "changed_only", "changed_strict")
+        for side in (sides if round_ % 2 == 0 else sides[::-1]):
             if side == "one_run_added":
                 figures[side].append(time_build(records, out, args.jobs, cache))
-            else:
+            elif side == "changed_only":
                 seconds, changed_pages = time_changed_only(records, added, work / f"changed-{round_}", args.jobs)
+                figures[side].append(seconds)
+            else:
+                seconds, strict_pages = time_changed_only(records, added, work / f"strict-{round_}", args.jobs, strict=True)
                 figures[side].append(seconds)
         pages, total = site_pages(out)
         for folder in (records, cache, out):
@@ -242,6 +249,10 @@ def compare_incremental(args) -> dict:
                    "one_run_added_to_changed_only_median": round(statistics.median(figures["one_run_added"])
                                                                  / statistics.median(figures["changed_only"]), 2),
                    "one_run_added_to_changed_only_min": round(min(figures["one_run_added"]) / min(figures["changed_only"]), 2),
+                   "strict_pages": strict_pages,
+                   "one_run_added_to_changed_strict_median": round(statistics.median(figures["one_run_added"])
+                                                                   / statistics.median(figures["changed_strict"]), 2),
+                   "one_run_added_to_changed_strict_min": round(min(figures["one_run_added"]) / min(figures["changed_strict"]), 2),
                    "no_change_to_full_median": round(statistics.median(figures["no_change"]) / full, 3),
                    "one_run_added_to_full_median": round(statistics.median(figures["one_run_added"]) / full, 3),
                    "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()]})
@@ -250,6 +261,8 @@ def compare_incremental(args) -> dict:
         print(f"{name:14} min {report[name]['min']:7.2f} s  median {report[name]['median']:7.2f} s  rounds {report[name]['rounds']}")
     print(f"one run added / rendering only the {changed_pages} changed pages: median "
           f"{report['one_run_added_to_changed_only_median']}, min {report['one_run_added_to_changed_only_min']}")
+    print(f"one run added / rendering only the {strict_pages} pages whose bytes change (the added run's own pages, not "
+          f"the others'): median {report['one_run_added_to_changed_strict_median']}, min {report['one_run_added_to_changed_strict_min']}")
     print(f"no change / full {report['no_change_to_full_median']}, one run added / full {report['one_run_added_to_full_median']}; "
           f"load average {report['load_before']} -> {report['load_after']}")
     return report

@@ -10,17 +10,24 @@ import pickle
 import random
 import shutil
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
+import factories as f
 import pytest
 
 import sitegen.build as build
+import sitegen.render.plan as plan
 import sitegen.score.verify as verify
 from sitegen.cli import main
+from sitegen.core import model as m
 from sitegen.core.errors import PublicationError
+from sitegen.render.cases import pairs_by_case
 from sitegen.render.environment import Renderer
+from sitegen.render.plan import PageJob
 from sitegen.render.pagecache import MARKER, PageCache
-from sitegen.core.files import framed
+from sitegen.core.files import SourceFile, framed
+from sitegen.publish.site import PageWriter
 from sitegen.score.verified import ENTRY_MAGIC, VerifiedRuns
 
 SMALL = Path(__file__).resolve().parent / "data" / "records-small"
@@ -31,11 +38,12 @@ def tree(folder: Path) -> dict[str, bytes]:
 
 
 class Counting:
-    """Counts the cache's hits and stores (on the class, for the test's duration: builds run in this process)."""
+    """Counts the cache's hits and stores (on the class, for the test's duration: builds run in this process): a hit is a
+    page read from its entry, or linked from the previous site by the digest its entry holds."""
 
     def __init__(self, monkeypatch):
-        self.hits = self.stores = 0
-        get, put = PageCache.get, PageCache.put
+        self.hits = self.stores = self.linked = 0
+        get, put, reuse = PageCache.get, PageCache.put, getattr(PageWriter, "reuse", None)
 
         def counted_get(cache, key):
             found = get(cache, key)
@@ -46,8 +54,17 @@ class Counting:
             self.stores += 1
             return put(cache, key, data)
 
+        def counted_reuse(writer, path, size, sha256):
+            found = reuse(writer, path, size, sha256)
+            page = found is not None and not path.startswith("downloads/")  # downloads are linked this way too
+            self.linked += page
+            self.hits += page
+            return found
+
         monkeypatch.setattr(PageCache, "get", counted_get)
         monkeypatch.setattr(PageCache, "put", counted_put)
+        if reuse is not None:  # (a sitegen that reads every entry it uses has none)
+            monkeypatch.setattr(PageWriter, "reuse", counted_reuse)
 
 
 @pytest.fixture
@@ -123,7 +140,7 @@ def _change_date(ws, rng, step):
 
 
 def _corrupt_cache(ws, rng, step):
-    entries = sorted((ws["root"] / "cache" / "pages").rglob("*")) + sorted((ws["root"] / "cache" / "verified").rglob("*"))
+    entries = [p for folder in ("pages", "verified", "names") for p in sorted((ws["root"] / "cache" / folder).rglob("*"))]
     entries = [p for p in entries if p.is_file()]
     for victim in rng.sample(entries, min(2, len(entries))):
         data = victim.read_bytes()
@@ -179,9 +196,11 @@ def test_adding_a_run_renders_only_the_pages_that_depend_on_it(workspace, monkey
     counted.hits = counted.stores = 0
     build.build_site(ws["records"], out, cache=cache)
     case_versions = len(json.loads((ws["records"] / "cases.json").read_text(encoding="utf-8"))["case_versions"])
-    # the new run's case-run pages and every case page (its grid of outcomes gains a row), in both languages
-    assert counted.stores == 2 * (case_versions + case_versions)
-    assert counted.hits == first - 2 * case_versions  # the other runs' case-run pages came from the cache
+    own = len([p for p in (out / "en" / "runs").rglob("*.html") if p.name == "r3.html" or p.parent.name == "r3"])
+    # the new run's case-run pages and own pages, and every case page (its grid of outcomes gains a row), in both languages
+    assert own and counted.stores == 2 * (case_versions + case_versions + own)
+    assert counted.hits == first - 2 * case_versions  # the other runs' case-run pages and own pages came from the cache
+    assert counted.linked == counted.hits, "each of them linked from the previous site without reading its entry"
 
 
 class Rendering:
@@ -218,6 +237,79 @@ def test_a_run_added_with_its_own_answers_file_renders_only_its_pages_the_case_p
     assert {p for p in rendered if p in case_runs} == new_run  # not one other run's case-run page
     assert case_pages <= rendered  # each grid of outcomes gained a row
     assert {"sv/index.html", "en/index.html", "index.html", "sv/method.html"} <= rendered
+    assert tree(out) == tree(_full_build(ws))
+
+
+def test_a_run_added_leaves_the_other_runs_pages_unrendered_and_their_results_unpacked(workspace, monkeypatch):
+    """Issue 15 target 3: the other runs' own pages (run page and list pages) keep their bytes, so they come from the cache;
+    and their case-run pages are keyed by one digest per run, so their results are not indexed for keys."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    rendering = Rendering(monkeypatch)
+    build.build_site(ws["records"], out, cache=cache)
+    assert any(p.startswith("en/runs/r1") for p in rendering.paths)
+    _toggle_run(ws, random.Random(0), 0)
+    indexed: list[str] = []
+    index_observations = plan.index_observations
+
+    def counted(records, result):
+        indexed.append(result.run)
+        return index_observations(records, result)
+
+    monkeypatch.setattr(plan, "index_observations", counted)
+    rendering.paths.clear()
+    build.build_site(ws["records"], out, cache=cache)
+    own = {p for p in rendering.paths if "/runs/" in p}
+    assert own and all(p.split("/")[2].split(".")[0] == "r3" for p in own), sorted(own)
+    assert set(indexed) == {"r3"}, "the unchanged runs' results were indexed"
+    assert tree(out) == tree(_full_build(ws))
+
+
+def test_a_cached_page_the_previous_site_holds_is_linked_without_reading_its_entry(workspace, monkeypatch):
+    """An unchanged page is linked from the previous site by the digest in its entry's head: its entry is not read; and an
+    unchanged records file is linked without being read again for writing (its digest is known from loading it)."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    build.build_site(ws["records"], out, cache=cache)
+    _edit_entry(ws, random.Random(0), 0)  # the shared pages change; every case and case-run page keeps its bytes
+    counted = Counting(monkeypatch)
+    reads: list[str] = []
+    writing: list[bool] = []
+    data, write_site = SourceFile.data, build.write_site
+
+    def read(file):
+        if writing:
+            reads.append(Path(file.path).name)
+        return data.fget(file)
+
+    def counted_write(*args, **kwargs):
+        writing.append(True)
+        return write_site(*args, **kwargs)
+
+    monkeypatch.setattr(SourceFile, "data", property(read))
+    monkeypatch.setattr(build, "write_site", counted_write)
+    gets = []
+    get = PageCache.get
+    monkeypatch.setattr(PageCache, "get", lambda cache, key: gets.append(key) or get(cache, key))
+    build.build_site(ws["records"], out, cache=cache)
+    assert counted.linked > 0 and gets == [], "a cache entry was read"
+    assert writing and reads == [], "a records file was read again to be written"
+    assert tree(out) == tree(_full_build(ws))
+
+
+def test_a_page_whose_previous_file_differs_is_read_from_its_entry_and_written(workspace, monkeypatch):
+    """The entry's digest is a claim: a previous file that does not hash to it is not linked, the entry is read (and
+    checked), and the page written afresh."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    build.build_site(ws["records"], out, cache=cache)
+    victim = sorted(p for p in out.rglob("*.html") if "/cases/" in p.as_posix() and p.name != "index.html")[0]
+    good = victim.read_bytes()
+    victim.write_bytes(good.replace(b"<main", b"<MAIN", 1))
+    _edit_entry(ws, random.Random(0), 0)
+    counted = Counting(monkeypatch)
+    build.build_site(ws["records"], out, cache=cache)
+    assert victim.read_bytes() == good and counted.hits > counted.linked
     assert tree(out) == tree(_full_build(ws))
 
 
@@ -404,3 +496,20 @@ def test_a_tampered_file_in_the_previous_site_is_written_afresh_not_linked(works
     assert not victim.is_symlink() and not victim.parent.is_symlink() and victim.is_file() and victim.read_bytes() == data
     assert victim.stat().st_nlink == 1 and victim.stat().st_ino not in outside, "a file with a name outside the site was linked"
     assert tree(out) == tree(_full_build(ws))
+
+
+def test_a_case_run_pages_key_changes_with_its_invariance_twin():
+    """An invariance pair's reasons on a case-run page compare both versions of the pair, so the twin version is part of
+    the key of the page of each: an edit of the twin alone gives the other a new key."""
+    def digest(records):
+        job = PageJob(records, {}, None, {}, (), {}, {}, {}, {}, {}, None, pairs_by_case(records))
+        return job._case_digest("a")
+
+    a, b = f.case_version("a"), f.case_version("b")
+    pair = m.Pair("p1", "wording", ("a", "b"), "the same case, worded otherwise", False)
+    before = f.records((a, b), {}, pairs=(pair,))
+    edited = f.records((a, replace(b, title="Case b, edited")), {}, pairs=(pair,))
+    unpaired = f.records((a, b), {}, pairs=())
+    assert digest(before) != digest(edited)
+    assert digest(before) != digest(unpaired)
+    assert digest(before) == digest(f.records((a, b), {}, pairs=(pair,)))

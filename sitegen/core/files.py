@@ -64,6 +64,22 @@ def read_framed(path: Path, magic: bytes) -> bytes | None:
     return data
 
 
+def read_framed_head(path: Path, magic: bytes) -> tuple[int, str] | None:
+    """The size and SHA-256 the entry `framed` wrote at `path` claims for its data, from its head alone, or None when it is
+    missing or of another kind. A claim, not a check: whatever is taken on its word must be hashed and compared."""
+    head = len(magic)
+    try:
+        with open(path, "rb") as file:
+            start = file.read(head + 65)
+            size = os.fstat(file.fileno()).st_size - head - 65
+    except OSError:
+        return None
+    digest = start[head : head + 64]
+    if start[:head] != magic or start[head + 64 :] != b"\n" or size < 0 or not all(c in b"0123456789abcdef" for c in digest):
+        return None
+    return size, digest.decode("ascii")
+
+
 def replace_quietly(target: Path, data: bytes) -> None:
     """Put `data` at `target` by one rename, so no reader finds half a file; a cache that cannot be written is only a
     cache, so a failure leaves nothing behind and is not an error."""

@@ -9,7 +9,7 @@ import stat
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from sitegen.core.errors import Diagnostic, OutFolderError, PublicationError, WriteError
 from sitegen.core.model import InMemoryFile, SourceFile
@@ -151,50 +151,75 @@ class PageWriter:
         self.root = Path(root)
         self.previous = Path(previous) if previous is not None else None
         self._folders: set[Path] = set()  # made already: spares a failing mkdir per page
+        self._plain: dict[Path, bool] = {}  # previous site's folders: reached through no symbolic link (asked once each)
 
     def __call__(self, page: Page) -> SiteFile:
-        if not _safe_path(page.path):
-            raise PublicationError([Diagnostic(page.path, None, None, None, "not a safe relative path inside the site", "site.unsafe-path")])
-        target = self.root / page.path
+        target = self._target(page.path)
+        with writing(target):
+            data = page.data
+            if self.previous is None or self._linked(page.path, target, len(data), lambda held: held == data) is None:
+                target.write_bytes(data)
+        return SiteFile(page.path, len(page.data), hashlib.sha256(page.data).hexdigest())
+
+    def reuse(self, path: str, size: int, sha256: str) -> SiteFile | None:
+        """Link the previous site's file at `path` when it holds `size` bytes whose SHA-256 is `sha256` (read and hashed,
+        never assumed), and say what was written; None when there is no such file (the caller then writes the bytes)."""
+        target = self._target(path)
+        if self.previous is None:
+            return None
+        with writing(target):
+            linked = self._linked(path, target, size, lambda held: hashlib.sha256(held).hexdigest() == sha256)
+        return None if linked is None else SiteFile(path, size, sha256)
+
+    def _linked(self, path: str, target: Path, size: int, holds: Callable[[bytes], bool]) -> Path | None:
+        """_linked on the previous site's file at `path`, its folder checked once for a symbolic link on the way."""
+        old = self.previous / path
+        if old.parent not in self._plain:
+            self._plain[old.parent] = os.path.realpath(old.parent) == os.path.abspath(old.parent)
+        return _linked(old, target, size, holds) if self._plain[old.parent] else None
+
+    def _target(self, path: str) -> Path:
+        """Where a file of the site goes below the root, its folder made; an unsafe path is refused."""
+        if not _safe_path(path):
+            raise PublicationError([Diagnostic(path, None, None, None, "not a safe relative path inside the site", "site.unsafe-path")])
+        target = self.root / path
         with writing(target):
             if target.parent not in self._folders:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 self._folders.add(target.parent)
-            if self.previous is None or not _linked(self.previous / page.path, target, page.data):
-                target.write_bytes(page.data)
-        return SiteFile(page.path, len(page.data), hashlib.sha256(page.data).hexdigest())
+        return target
 
 
-def _linked(old: Path, new: Path, data: bytes) -> bool:
-    """Make `new` a hard link to `old` when that is a regular file holding exactly `data`, and say whether it now is one
-    (linking costs a fraction of writing the bytes again: most of a rebuild's files are unchanged).
+def _linked(old: Path, new: Path, size: int, holds: Callable[[bytes], bool]) -> Path | None:
+    """Make `new` a hard link to `old` when that is a regular file of `size` bytes that `holds` accepts, and return `new`
+    when it now is one (linking costs a fraction of writing the bytes again: most of a rebuild's files are unchanged).
 
     Only a file of the previous site's own is linked: one with no other name (a second hard link, made by anyone, could
-    change the published bytes later through that name) reached through no symbolic link (which could lead outside it).
+    change the published bytes later through that name) and not itself a symbolic link (which could lead outside it; the
+    caller checks its folders). The link must name the very file that was read (the same device and inode): a file put
+    at `old` meanwhile is not kept.
     """
     try:
         fd = os.open(old, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
-        return False
+        return None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data) or info.st_nlink != 1:
-            return False
-        if os.path.realpath(old) != os.path.abspath(old):
-            return False
+        if not stat.S_ISREG(info.st_mode) or info.st_size != size or info.st_nlink != 1:
+            return None
         with open(fd, "rb", closefd=False) as file:
-            if file.read() != data:
-                return False
+            if not holds(file.read()):
+                return None
         os.link(old, new, follow_symlinks=False)
     except OSError:
-        return False
+        return None
     finally:
         os.close(fd)
-    with open(new, "rb") as file:  # the bytes at the link, which another process could have replaced meanwhile
-        if file.read() == data:
-            return True
+    now = os.stat(new, follow_symlinks=False)
+    if (now.st_dev, now.st_ino) == (info.st_dev, info.st_ino):
+        return new
     os.unlink(new)
-    return False
+    return None
 
 
 def write_site(
@@ -228,12 +253,13 @@ def write_site(
             written.add(page.path, page.data)
     for path, data in extra_files:
         written.add(path, data)
-    for name, file in downloads:
-        written.add(f"{DOWNLOADS}/{name}", file.data)
+    for name, file in downloads:  # a records file unchanged since the previous site is linked unread (its digest is known)
+        if not written.reuse(f"{DOWNLOADS}/{name}", file.size, file.sha256):
+            written.add(f"{DOWNLOADS}/{name}", file.data)
     written.add(f"{DOWNLOADS}/{SUMS}", sha256sums(downloads))
     written.add(MARKER, MARKER_TEXT)
     with writing(staged, "check the written downloads"):
-        _verify_downloads(staged, written.files)
+        _verify_downloads(staged, written.files, written.linked)
     with writing(staged, "put the new site in place"):
         os.chmod(staged, 0o755)  # mkdtemp makes the folder private; a site is meant to be read
         swap_in(staged, check_out_dir(out_dir))
@@ -251,6 +277,16 @@ class _Writer:
     def __init__(self, root: Path, previous: Path | None = None):
         self.write = PageWriter(root, previous)
         self.files: dict[str, SiteFile] = {}
+        self.linked: set[str] = set()  # paths linked to a previous file whose bytes were hashed just now
+
+    def reuse(self, path: str, size: int, sha256: str) -> bool:
+        """Link the previous site's file at `path` if it holds exactly these bytes (PageWriter.reuse); say whether it did."""
+        self._refuse_twice(path)
+        found = self.write.reuse(path, size, sha256)
+        if found is not None:
+            self.files[path] = found
+            self.linked.add(path)
+        return found is not None
 
     def add(self, path: str, data: bytes) -> None:
         self._refuse_twice(path)  # before writing: the first file's bytes stay as they were
@@ -271,11 +307,12 @@ def _safe_path(path: str) -> bool:
     return bool(parts) and not path.startswith("/") and "\\" not in path and all(p not in ("", ".", "..") for p in parts)
 
 
-def _verify_downloads(tmp: Path, files: Mapping[str, SiteFile]) -> None:
-    """Read every download back: the checksums the pages show were computed from these bytes before rendering."""
+def _verify_downloads(tmp: Path, files: Mapping[str, SiteFile], linked: Collection[str] = ()) -> None:
+    """Read every download written back: the checksums the pages show were computed from these bytes before rendering (a
+    linked one was hashed from the file it now is while it was linked)."""
     problems = []
     for path, item in sorted(files.items()):
-        if path.startswith(f"{DOWNLOADS}/") and hashlib.sha256((tmp / path).read_bytes()).hexdigest() != item.sha256:
+        if path.startswith(f"{DOWNLOADS}/") and path not in linked and hashlib.sha256((tmp / path).read_bytes()).hexdigest() != item.sha256:
             problems.append(Diagnostic(path, None, None, None, "the bytes on disk differ from the bytes rendered", "site.write-mismatch"))
     if problems:
         raise PublicationError(problems)

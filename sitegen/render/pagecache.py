@@ -1,8 +1,9 @@
 """Rendered pages kept by the digest of everything they are made from, so a rebuild renders only pages whose inputs changed.
 
 A page's key is the SHA-256 of the render's salt (sitegen's version and source, the templates, the catalogs, the
-configuration, the languages and the build date: see build.py) and of the page's own inputs, pickled. Pickling is
-faithful, so different inputs never give the same key; equal inputs pickled differently only miss. An entry holds
+configuration, the languages and the build date: see build.py) and of the page's own inputs: pickled (page_key), or as
+digests of them taken once per run or case version (text_key, run_token), so an unchanged page costs a hash of a few
+strings. Pickling is faithful, so different inputs never give the same key; equal inputs pickled differently only miss. An entry holds
 its own digest and is re-checked on every read: a truncated, edited or foreign entry is not used, the page is rendered
 again and the entry replaced. Nothing is read from a folder that is not marked as a cache, and nothing written there.
 """
@@ -17,12 +18,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from sitegen.core.files import framed, read_framed, replace_quietly
+from sitegen.core.files import framed, read_framed, read_framed_head, replace_quietly
 
 # The first line of a cache folder's marker file: a folder without it is never read from or written to.
 MARKER = "CACHEDIR.TAG"
 MARKER_TEXT = b"Signature: 8a477f597d28d172789f06886806bc55\n# A cache of pages rendered by sitegen; delete it at will.\n"
 ENTRY_MAGIC = b"sitegen-page/1\n"
+NAMES_MAGIC = b"sitegen-page-names/1\n"
 
 
 def page_key(salt: bytes, *inputs: Any) -> str:
@@ -36,21 +38,36 @@ def page_key(salt: bytes, *inputs: Any) -> str:
     return digest.hexdigest()
 
 
+def text_key(salt: bytes, *parts: str) -> str:
+    """The digest naming a page made from `parts` (its language, path and the digests of its inputs, all text) by the
+    renderer `salt` describes: as page_key, without pickling. Each part is prefixed by its length, so no two lists of
+    parts give the same bytes, and the bytes begin unlike any pickle's, so no page_key gives them either."""
+    digest = hashlib.sha256(salt)
+    digest.update(b"text\0")
+    for part in parts:
+        data = part.encode("utf-8")
+        digest.update(b"%d:" % len(data))
+        digest.update(data)
+    return digest.hexdigest()
+
+
 def page_config(config: Any) -> Any:
     """The configuration as pages can show it: which records files are read and published (and the deny-list checked on
     them) is the loader's and the writer's business, so a run added with its own answers file keeps the other pages' keys."""
     return replace(config, answers=(), publish=(), internal_fields=())
 
 
-def answer_token(records: Any, key: tuple[str, str, int]) -> tuple | None:
-    """What names an answer in a page's key without unpacking it: the SHA-256 of the records file it was read from (the
-    answer is made from those bytes alone, by the loader in the salt) and where it is in that file, or None when absent."""
+def run_token(records: Any, results: Any, run: Any) -> str:
+    """One digest of everything of a run its case-run pages are made from, taken once per run instead of pickling each
+    page's observations: the run's fields, its setup and stages, the digest of its entry in the results record (its
+    outcome, states, case results and observations), and the SHA-256 of every records file its answers were read from."""
     answers = records.answers
-    source = answers.source(key) if hasattr(answers, "source") else (answers[key].source if key in answers else None)
-    if source is None:
-        return None
-    file = records.files.get(source)
-    return ("answer", source, file.sha256 if file is not None else None, *key)
+    sources = (answers.sources(run.id) if hasattr(answers, "sources")
+               else {a.source for k, a in answers.items() if k[0] == run.id})
+    files = tuple(sorted((source, records.files[source].sha256 if source in records.files else None) for source in sources))
+    setup = records.setups.get(run.setup)
+    entry = (results.digest(run.id) if hasattr(results, "digest") else page_key(b"", results[run.id])) if run.id in results else None
+    return page_key(b"", "run", run, setup, records.stages(run) if setup is not None else (), entry, files)
 
 
 class _KeyPickler(pickle.Pickler):
@@ -97,16 +114,42 @@ class PageCache:
             return None
         return read_framed(self._path(key), ENTRY_MAGIC)
 
+    def digest(self, key: str) -> tuple[int, str] | None:
+        """The size and SHA-256 of the page stored under `key`, read from the entry's head alone (its body is not read):
+        what a previous site's file must match to be reused without the entry. None when there is no such entry."""
+        if not self.usable:
+            return None
+        return read_framed_head(self._path(key), ENTRY_MAGIC)
+
     def put(self, key: str, data: bytes) -> None:
         """Store a page under `key` (written beside, then renamed: a reader never sees half an entry); a full disk only costs the entry."""
         if not self.usable:
             return
         target = self._path(key)
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.parent.is_dir():  # a stat: most entries go into one of the 256 folders made already
+                target.parent.mkdir(parents=True, exist_ok=True)
         except OSError:
             return
         replace_quietly(target, framed(ENTRY_MAGIC, data))
+
+
+    def names(self, key: str) -> tuple[str, ...] | None:
+        """The list of page paths kept under `key` (a run's own pages), or None when there is none or it fails its digest."""
+        if not self.usable:
+            return None
+        data = read_framed(self.root / "names" / key, NAMES_MAGIC)
+        return None if data is None else tuple(data.decode("utf-8", "replace").split("\n"))
+
+    def put_names(self, key: str, names: tuple[str, ...]) -> None:
+        """Keep a list of page paths under `key`, as `put` keeps a page."""
+        if not self.usable:
+            return
+        try:
+            (self.root / "names").mkdir(exist_ok=True)
+        except OSError:
+            return
+        replace_quietly(self.root / "names" / key, framed(NAMES_MAGIC, "\n".join(names).encode("utf-8")))
 
 
 def folders_digest(*folders: Path) -> bytes:

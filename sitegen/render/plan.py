@@ -8,7 +8,7 @@ from typing import Any, Callable, Mapping, Sequence
 from sitegen.core.model import Pair, Records, Run, RunResult
 from sitegen.render.cases import Verdicts, collect_case, render_case_page, render_case_runs
 from sitegen.render.environment import Page, Renderer, case_path
-from sitegen.render.pagecache import PageCache, answer_token, page_key
+from sitegen.render.pagecache import PageCache, page_key, run_token, text_key
 from sitegen.render.views import index_cases, index_observations, run_grid, run_listings
 from sitegen.score.reasons import ReasonSource
 
@@ -34,17 +34,23 @@ class PageJob:
     write: Callable[[Page], Any] | None
     pairs: Mapping[str, tuple[tuple[Pair, str], ...]]  # pairs_by_case
     reasons: Mapping[str, bytes] = field(default_factory=dict)  # run id -> its observations' reasons, packed
-    cache: PageCache | None = None  # case and case-run pages by the digest of their inputs (pagecache.py)
+    cache: PageCache | None = None  # case, case-run and run pages by the digest of their inputs (pagecache.py)
     salt: bytes = b""  # what every page is also made from: sitegen, templates, catalogs, configuration, date
     _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
 
     def render_task(self, task: tuple[str, str | None, Sequence]) -> list[Any]:
         """The task's pages, or with `write` what writing each of them returned."""
-        pages = self.render(task)
-        return pages if self.write is None else [self.write(page) for page in pages]
+        items = self._items(task)
+        if self.write is None:
+            return [self._page(item) for item in items]
+        return [self._written(item) for item in items]
 
     def render(self, task: tuple[str, str | None, Sequence]) -> list[Page]:
         """A run's own pages, the case pages of some case versions, or their pages for one run; in every language."""
+        return [self._page(item) for item in self._items(task)]
+
+    def _items(self, task: tuple[str, str | None, Sequence]) -> list[Any]:
+        """The task's pages, each rendered (a Page) or, when the cache holds it, a _Stored to be taken from there."""
         kind, run_id, items = task
         if kind == "run":
             (part,) = items
@@ -56,70 +62,135 @@ class PageJob:
                 bundle = collect_case(self.records, cv_id, self.runs_by_case.get(cv_id, ()), self.states, self.outcomes, verdicts=None,
                                       pairs=self.pairs.get(cv_id, ()))
                 for lang in self.languages:
-                    pages.append(self._cached(lang, case_path(cv_id), ("case", bundle),
+                    pages.append(self._cached(lang, case_path(cv_id), lambda lang=lang: page_key(self.salt, lang, case_path(cv_id), ("case", bundle)),
                                               lambda lang=lang: render_case_page(self.renderers[lang], bundle)))
             return pages
-        if self._current.get("cases", (None,))[0] != run_id:
-            result = self.results.get(run_id)
-            self._current["cases"] = (run_id, {run_id: index_cases(result)}, {run_id: index_observations(self.records, result)})
-        found, observed = self._current["cases"][1:]
         for cv_id in case_ids:
             run = next(r for r in self.runs_by_case[cv_id] if r.id == run_id)
             made: dict[str, Page] = {}
 
             def render(lang: str, cv_id=cv_id, run=run) -> Page:
                 if "bundle" not in made:  # judged once for every language, and only when some language's page is not cached
+                    found, observed = self._run_cases(run.id)
                     made["bundle"] = collect_case(self.records, cv_id, (run,), self.states, self.outcomes, verdicts=self.verdicts,
                                                   case_results=found, pairs=self.pairs.get(cv_id, ()), observations=observed,
                                                   reasons=self._reasons())
                 (page,) = render_case_runs(self.renderers[lang], made["bundle"])
                 return page
 
-            inputs = ("case-run", self._case_digest(cv_id), run, self.records.stages(run), self.outcomes.get(run.id),
-                      tuple((rep, self.states.get(run.id, {}).get((cv_id, rep)), found.get(run_id, {}).get((cv_id, rep)),
-                             answer_token(self.records, (run.id, cv_id, rep)), observed.get(run_id, {}).get((cv_id, rep), ()))
-                            for rep in range(1, run.repetitions + 1))) if self.cache is not None else ()
-            pages.extend(self._cached(lang, case_path(cv_id, run_id), inputs, lambda lang=lang: render(lang)) for lang in self.languages)
+            # the run's results, answers and setup by one digest taken once (run_token); the case version by its own
+            rest = case_path(cv_id, run_id)
+            pages.extend(self._cached(lang, rest, lambda lang=lang, rest=rest, cv_id=cv_id, run=run: text_key(
+                self.salt, lang, rest, "case-run", self._case_digest(cv_id), self._run_token(run)), lambda lang=lang: render(lang))
+                for lang in self.languages)
         return pages
 
-    def _cached(self, lang: str, rest: str, inputs: tuple, render: Callable[[], Page]) -> Page:
-        """The page from the cache when its inputs are unchanged, else rendered (and stored)."""
+    def _run_cases(self, run_id: str) -> tuple[Mapping, Mapping]:
+        """The run at hand's case results and observations by case version, indexed once per process when a page needs them."""
+        if self._current.get("cases", (None,))[0] != run_id:
+            result = self.results.get(run_id)
+            self._current["cases"] = (run_id, {run_id: index_cases(result)}, {run_id: index_observations(self.records, result)})
+        return self._current["cases"][1:]
+
+    def _run_token(self, run: Run) -> str:
+        """A run's run_token, taken once per process."""
+        tokens = self._current.setdefault("run tokens", {})
+        if run.id not in tokens:
+            tokens[run.id] = run_token(self.records, self.results, run)
+        return tokens[run.id]
+
+    def _cached(self, lang: str, rest: str, key_of: Callable[[], str], render: Callable[[], Page]) -> Any:
+        """The page rendered, or a _Stored naming the cache's entry under `key_of()` when its inputs are unchanged (the entry
+        read only if needed); the key is taken only with a cache."""
         if self.cache is None:
             return render()
-        key = page_key(self.salt, lang, rest, inputs)
-        data = self.cache.get(key)
-        if data is not None:
-            return Page(f"{lang}/{rest}", data)
+        key = key_of()
+        known = self.cache.digest(key)
+        if known is not None:
+            return _Stored(f"{lang}/{rest}", key, known[0], known[1], render)
         page = render()
         self.cache.put(key, page.data)
         return page
 
+    def _page(self, item: Any) -> Page:
+        """A page's bytes: rendered already, or read from its cache entry (checked against its digest), else rendered now."""
+        if not isinstance(item, _Stored):
+            return item
+        data = self.cache.get(item.key)
+        if data is not None:
+            return Page(item.path, data)
+        page = item.render()
+        self.cache.put(item.key, page.data)
+        return page
+
+    def _written(self, item: Any) -> Any:
+        """What `write` returned for the page; a cached page the previous site already holds (its bytes hashed and compared
+        with the entry's digest) is linked there without reading the entry."""
+        reuse = getattr(self.write, "reuse", None)
+        if isinstance(item, _Stored) and reuse is not None:
+            found = reuse(item.path, item.size, item.sha256)
+            if found is not None:
+                return found
+        return self.write(self._page(item))
+
     def _case_digest(self, cv_id: str) -> str:
-        """A case version's digest for the keys of its pages, taken once per process (its document is most of a key)."""
+        """A case version's digest (with its invariance pairs and their twin versions) for the keys of its case-run pages,
+        taken once per process (its document is most of a key)."""
         digests = self._current.setdefault("case digests", {})
         if cv_id not in digests:
-            digests[cv_id] = page_key(b"", self.records.case_versions[cv_id])
+            pairs = self.pairs.get(cv_id, ())  # the twin versions too: an invariance pair's reasons compare both
+            digests[cv_id] = page_key(b"", self.records.case_versions[cv_id], pairs,
+                                      tuple(self.records.case_versions.get(twin) for _, twin in pairs))
         return digests[cv_id]
 
-    def render_run(self, run_id: str, part: int) -> list[Page]:
-        """One of RUN_TASK_PARTS slices of a run's own pages (its page and the continuation pages of its long lists)."""
+    def render_run(self, run_id: str, part: int) -> list[Any]:
+        """One of RUN_TASK_PARTS slices of a run's own pages (its page and the continuation pages of its long lists).
+
+        With a cache, the run's list of pages is kept too (under the digest of what they are made from), so a run whose
+        pages are all cached is neither unpacked nor listed again; such a page is rendered only when its entry is gone.
+        """
+        token = self._own_pages_token(run_id) if self.cache is not None else ""
+        names = self._own_pages(run_id, token)
+        work = [(lang, rest) for lang in self.languages for rest in names]
+        return [self._cached(lang, rest, lambda lang=lang, rest=rest: text_key(self.salt, lang, rest, "run", token),
+                             lambda lang=lang, rest=rest: self._run_page(run_id, lang, rest))
+                for lang, rest in work[len(work) * part // RUN_TASK_PARTS : len(work) * (part + 1) // RUN_TASK_PARTS]]
+
+    def _own_pages(self, run_id: str, token: str) -> tuple[str, ...]:
+        """The paths (in a language's folder) of a run's own pages, in order: from the cache when kept there, else listed."""
+        if self.cache is not None:
+            kept = self.cache.names(page_key(self.salt, "run pages", token))
+            if kept is not None:
+                return kept
         run, view, listings, comparison = self._run_pages(run_id)
-        work = [(lang, listing, page) for lang in self.languages
-                for listing, page in ((None, None), *((x, p) for x in listings.all() for p in x.pages))]
-        pages = []
-        for lang, listing, page in work[len(work) * part // RUN_TASK_PARTS : len(work) * (part + 1) // RUN_TASK_PARTS]:
-            renderer = self.renderers[lang]
-            if listing is None:
-                shown = [o for x in listings.observations for o in x.shown]
-                pages.append(renderer.page("run.html.j2", f"runs/{run.id}.html",
-                                           {**self.common, "run_view": view, "listings": listings, "comparison": comparison,
-                                            "reasons": self._reasons().reasons(run.id, shown)}))
-            else:
-                items = listing.items[page.first - 1 : page.last]
-                reasons = self._reasons().reasons(run.id, items) if listing.kind == "observations" else {}
-                pages.append(renderer.page("run_list.html.j2", page.path, {**self.common, "listing": listing, "page": page, "items": items,
-                                                                           "reasons": reasons}))
-        return pages
+        names = (f"runs/{run.id}.html", *(p.path for x in listings.all() for p in x.pages))
+        if self.cache is not None:
+            self.cache.put_names(page_key(self.salt, "run pages", token), names)
+        return names
+
+    def _own_pages_token(self, run_id: str) -> str:
+        """The digest of everything a run's own pages are made from: its run_token, the cases record (the grid lists the
+        suite's case versions), what the overview says of the run, and its comparison with the previous comparable run."""
+        tokens = self._current.setdefault("own pages tokens", {})
+        if run_id not in tokens:
+            run = next(r for r in self.records.published_runs if r.id == run_id)
+            cases = self.records.files.get("cases.json")
+            tokens[run_id] = page_key(b"", "run pages", self._run_token(run), cases.sha256 if cases is not None else None,
+                                      replace(self.common["site"].run_views[run.id], result=None), self.comparisons.get(run.id))
+        return tokens[run_id]
+
+    def _run_page(self, run_id: str, lang: str, rest: str) -> Page:
+        """One of a run's own pages, rendered from the run alone (nothing every page shares but the salt's parts)."""
+        run, view, listings, comparison = self._run_pages(run_id)
+        renderer = self.renderers[lang]
+        if rest == f"runs/{run.id}.html":
+            shown = [o for x in listings.observations for o in x.shown]
+            return renderer.page("run.html.j2", rest, {"run_view": view, "listings": listings, "comparison": comparison,
+                                                       "reasons": self._reasons().reasons(run.id, shown)})
+        listing, page = next((x, p) for x in listings.all() for p in x.pages if p.path == rest)
+        items = listing.items[page.first - 1 : page.last]
+        reasons = self._reasons().reasons(run.id, items) if listing.kind == "observations" else {}
+        return renderer.page("run_list.html.j2", page.path, {"listing": listing, "page": page, "items": items, "reasons": reasons})
 
     def _reasons(self) -> ReasonSource:
         """The structured reasons of the run at hand's observations: unpacked (or derived) once per process as pages need them."""
@@ -137,6 +208,17 @@ class PageJob:
             view = replace(self.common["site"].run_views[run.id], result=result)
             self._current["run"] = (run_id, (run, view, listings, comparison))
         return self._current["run"][1]
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """A page the cache holds under `key`, with the size and digest its entry's head claims; `render` makes it afresh."""
+
+    path: str
+    key: str
+    size: int
+    sha256: str
+    render: Callable[[], Page]
 
 
 def page_tasks(case_ids: Sequence[str], published: Sequence[Run], runs_by_case: Mapping[str, tuple[Run, ...]],
