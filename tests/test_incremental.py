@@ -513,3 +513,38 @@ def test_a_case_run_pages_key_changes_with_its_invariance_twin():
     assert digest(before) != digest(edited)
     assert digest(before) != digest(unpaired)
     assert digest(before) == digest(f.records((a, b), {}, pairs=(pair,)))
+
+
+@pytest.mark.parametrize("forged", ["a path outside the run's folder", "empty", "a page the run does not have"])
+def test_a_forged_list_of_a_runs_pages_is_not_trusted(workspace, capsys, forged):
+    """The cache keeps each run's list of its own pages (framed with their digest, as an entry is). A list forged with a
+    valid digest is beyond what a digest can catch, but it must neither crash the build nor put a page where the records
+    put none. A list shaped otherwise than a run's (its page, then distinct pages in its folder) is ignored: the site is
+    the clean build's, byte for byte. One that names a page of that shape the run does not have stops the build with a
+    clear error (exit 2, no traceback) and leaves the previous site as it was."""
+    records, root = workspace["records"], workspace["root"]
+    clean, incremental, cache = root / "clean", root / "incremental", root / "cache"
+    build.build_site(records, incremental, cache=cache)
+    before = tree(incremental)
+    _edit_entry(workspace, random.Random(1), 1)  # something changed, so the build runs, but no run's pages did
+    build.build_site(records, clean)
+    lists = sorted((cache / "names").iterdir())
+    assert lists
+    for path in lists:
+        data = path.read_bytes()
+        names = data[len(b"sitegen-page-names/1\n") + 65:].decode("utf-8").split("\n")
+        run_id = names[0][len("runs/"):-len(".html")]
+        extra = {"a page the run does not have": [f"runs/{run_id}/observations-forged-9.html"],
+                 "a path outside the run's folder": ["../../outside.html"], "empty": None}[forged]
+        made = [] if extra is None else [*names, *extra]
+        path.write_bytes(framed(b"sitegen-page-names/1\n", "\n".join(made).encode("utf-8")))
+    code = main(["build", "--records", str(records), "--out", str(incremental), "--cache", str(cache), "--jobs", "1"])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert not (root / "outside.html").exists() and not list(root.rglob("*forged*"))
+    if forged == "a page the run does not have":
+        assert code == 2 and "the cache folder was altered" in err, err
+        assert tree(incremental) == before
+    else:
+        assert code == 0, err
+        assert tree(incremental) == tree(clean)

@@ -96,6 +96,12 @@ class UsageError(SitegenError):
     exit_code = 2
 
 
+class CacheError(SitegenError):
+    """The cache folder holds what no build of these records wrote (`build --cache`): a forged entry, not a damaged one."""
+
+    exit_code = 2
+
+
 class ServeError(SitegenError):
     """The site cannot be served: the address cannot be taken, or the first build left nothing to serve."""
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
+from sitegen.core.errors import CacheError
 from sitegen.core.model import Pair, Records, Run, RunResult
 from sitegen.render.cases import Verdicts, collect_case, render_case_page, render_case_runs
 from sitegen.render.environment import Page, Renderer, case_path
@@ -157,10 +159,14 @@ class PageJob:
                 for lang, rest in work[len(work) * part // RUN_TASK_PARTS : len(work) * (part + 1) // RUN_TASK_PARTS]]
 
     def _own_pages(self, run_id: str, token: str) -> tuple[str, ...]:
-        """The paths (in a language's folder) of a run's own pages, in order: from the cache when kept there, else listed."""
+        """The paths (in a language's folder) of a run's own pages, in order: from the cache when kept there and shaped as
+        such a list is (the run's page, then distinct pages in its folder), else listed. A list forged with a valid digest
+        that names a page of that shape the run does not have stops the build when the page is rendered (_run_page)."""
         if self.cache is not None:
             kept = self.cache.names(page_key(self.salt, "run pages", token))
-            if kept is not None:
+            own = re.compile(rf"runs/{re.escape(run_id)}/[a-z0-9-]+\.html")
+            if kept and kept[0] == f"runs/{run_id}.html" and len(set(kept)) == len(kept) \
+                    and all(own.fullmatch(name) for name in kept[1:]):
                 return kept
         run, view, listings, comparison = self._run_pages(run_id)
         names = (f"runs/{run.id}.html", *(p.path for x in listings.all() for p in x.pages))
@@ -187,7 +193,11 @@ class PageJob:
             shown = [o for x in listings.observations for o in x.shown]
             return renderer.page("run.html.j2", rest, {"run_view": view, "listings": listings, "comparison": comparison,
                                                        "reasons": self._reasons().reasons(run.id, shown)})
-        listing, page = next((x, p) for x in listings.all() for p in x.pages if p.path == rest)
+        found = next(((x, p) for x in listings.all() for p in x.pages if p.path == rest), None)
+        if found is None:  # only a forged list of the run's pages in the cache names one it does not have
+            raise CacheError(f"the cache's list of run {run_id}'s pages names {rest}, which the run does not have: "
+                             "the cache folder was altered; remove it or build without --cache")
+        listing, page = found
         items = listing.items[page.first - 1 : page.last]
         reasons = self._reasons().reasons(run.id, items) if listing.kind == "observations" else {}
         return renderer.page("run_list.html.j2", page.path, {"listing": listing, "page": page, "items": items, "reasons": reasons})
