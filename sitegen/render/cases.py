@@ -150,7 +150,7 @@ class CaseRows:
         self._document = document
         self._words = words
         self._excerpts: dict[tuple, tuple[Any, bool, bool]] = {}
-        self._expected: dict[tuple, Any] = {}
+        self._expected: dict[tuple, tuple[str, ...]] = {}
         self._findings: dict[tuple, Any] = {}
         self._again: dict[tuple, Any] = {}
         self._matched: dict[tuple, tuple[str, ...]] = {}
@@ -189,19 +189,13 @@ class CaseRows:
         The row names its section in its id and its links. It is rendered with a stand-in for the section id that no
         rendered text can contain (a bare "<" is always escaped, and the templates never write "<§"), then split there.
         """
-        parts = self._expected.get((verdict, mark))
-        if parts is None:
-            parts = self._expected[(verdict, mark)] = tuple(str(self._macros.expected_row(verdict, _SECTION, mark)).split(_SECTION))
-        return Markup(escape_output(section_id).join(parts))
+        return _in_section(self._expected, (verdict, mark), section_id, lambda: self._macros.expected_row(verdict, _SECTION, mark))
 
     def matched(self, section_id: str, verdict: Any) -> Any:
         """An expected finding the stage matched, named with the finding that matched it: rendered once per pair of ids,
         the section's id put in after, as in `expected`."""
         key = (verdict.expected.id, verdict.finding)
-        parts = self._matched.get(key)
-        if parts is None:
-            parts = self._matched[key] = tuple(str(self._macros.matched_item(*key, _SECTION)).split(_SECTION))
-        return Markup(escape_output(section_id).join(parts))
+        return _in_section(self._matched, key, section_id, lambda: self._macros.matched_item(*key, _SECTION))
 
     def finding(self, verdict: Any, stage: str, reviewers: Mapping[str, str]) -> Any:
         """A finding's row after its opening tag, which is the only part that names the section.
@@ -238,6 +232,15 @@ class CaseRows:
             verbatim = quote is not None and len(marked) == 1 and marked[0].marked == quote
             found = self._excerpts[key] = (self._macros.excerpt(marked), bool(marked), verbatim)
         return found
+
+
+def _in_section(memo: dict, key: Any, section_id: str, render: Callable[[], Any]) -> Markup:
+    """What `render` makes with _SECTION standing in for a section id, made once per key (kept split at the stand-in in
+    `memo`), with `section_id` put in."""
+    parts = memo.get(key)
+    if parts is None:
+        parts = memo[key] = tuple(str(render()).split(_SECTION))
+    return Markup(escape_output(section_id).join(parts))
 
 
 def collect_case(

@@ -110,6 +110,10 @@ class PageJob:
         known = self.cache.digest(key)
         if known is not None:
             return _Stored(f"{lang}/{rest}", key, known[0], known[1], render)
+        return self._fresh(key, render)
+
+    def _fresh(self, key: str, render: Callable[[], Page]) -> Page:
+        """The page rendered now, and kept in the cache under `key`."""
         page = render()
         self.cache.put(key, page.data)
         return page
@@ -121,9 +125,7 @@ class PageJob:
         data = self.cache.get(item.key)
         if data is not None:
             return Page(item.path, data)
-        page = item.render()
-        self.cache.put(item.key, page.data)
-        return page
+        return self._fresh(item.key, item.render)
 
     def _written(self, item: Any) -> Any:
         """What `write` returned for the page; a cached page the previous site already holds (its bytes hashed and compared
@@ -162,8 +164,9 @@ class PageJob:
         """The paths (in a language's folder) of a run's own pages, in order: from the cache when kept there and shaped as
         such a list is (the run's page, then distinct pages in its folder), else listed. A list forged with a valid digest
         that names a page of that shape the run does not have stops the build when the page is rendered (_run_page)."""
+        names_key = page_key(self.salt, "run pages", token) if self.cache is not None else ""
         if self.cache is not None:
-            kept = self.cache.names(page_key(self.salt, "run pages", token))
+            kept = self.cache.names(names_key)
             own = re.compile(rf"runs/{re.escape(run_id)}/[a-z0-9-]+\.html")
             if kept and kept[0] == f"runs/{run_id}.html" and len(set(kept)) == len(kept) \
                     and all(own.fullmatch(name) for name in kept[1:]):
@@ -171,7 +174,7 @@ class PageJob:
         run, view, listings, comparison = self._run_pages(run_id)
         names = (f"runs/{run.id}.html", *(p.path for x in listings.all() for p in x.pages))
         if self.cache is not None:
-            self.cache.put_names(page_key(self.salt, "run pages", token), names)
+            self.cache.put_names(names_key, names)
         return names
 
     def _own_pages_token(self, run_id: str) -> str:
