@@ -9,7 +9,7 @@ from jinja2 import DictLoader, Environment, StrictUndefined
 from markupsafe import Markup, escape
 
 from sitegen.core.invisibles import HIDDEN, visible_html
-from sitegen.render.templating import SiteEnvironment, escape_output
+from sitegen.render.templating import SiteEnvironment, escape_output, escape_text, format_translation
 
 
 class Html:
@@ -32,6 +32,35 @@ def test_any_string_is_escaped_to_markupsafes_entities_with_hidden_characters_sh
 @pytest.mark.parametrize("value", [Markup("<i>already safe</i>"), 42, 2.5, None, Html(), ["<a>"], Markup("&amp;")])
 def test_everything_else_prints_as_markupsafe_escapes_it(value):
     assert str(escape_output(value)) == str(escape(value))
+
+
+@given(st.text())
+def test_markup_built_in_python_escapes_any_string_exactly_as_markupsafe(text):
+    assert escape_text(text) == str(escape(text))  # hidden characters included: showing them is escape_output's alone
+
+
+@pytest.mark.parametrize("value", [Markup("<i>already safe</i>"), 42, 2.5, None, Html(), ["<a>"], Markup("&amp;"), True])
+def test_markup_built_in_python_escapes_everything_else_as_markupsafe(value):
+    assert str(escape_text(value)) == str(escape(value))
+
+
+VALUES = st.one_of(st.text(), st.integers(), st.floats(allow_nan=False), st.booleans(), st.none(),
+                   st.text().map(Markup), st.just(Html()), st.lists(st.text(), max_size=2))
+
+
+@settings(max_examples=300)
+@given(st.text().map(lambda text: text.replace("%", "%%")), st.dictionaries(st.sampled_from(["id", "num", "name"]), VALUES))
+def test_a_translation_is_formatted_as_markups_percent_with_its_strings_printed_as_pages_print_them(text, variables):
+    template = Markup(text + "".join(f" %({name})s" for name in variables))
+    shown = {name: Markup(escape_output(value)) if type(value) is str else value for name, value in variables.items()}
+    made = format_translation(template, variables)
+    assert type(made) is Markup
+    assert made == template % shown
+
+
+def test_a_translations_plain_string_variable_is_escaped_with_its_hidden_characters_shown():
+    made = format_translation(Markup("<b>%(id)s</b>"), {"id": "<x>\u202e"})
+    assert made == Markup("<b>&lt;x&gt;") + Markup(visible_html("\u202e")) + Markup("</b>")
 
 
 def test_markup_is_passed_on_without_a_copy():

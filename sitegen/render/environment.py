@@ -15,7 +15,7 @@ from sitegen.score.measures.registry import MEASURES, REASON_WORDS, TITLES
 from sitegen.render.formatting import LocaleFormat
 from sitegen.render.links import LINKS, case_path, repetition_anchor
 from sitegen.render.reasons import REASON_FORMS, pair_reading
-from sitegen.render.templating import SiteEnvironment, escaped_variables
+from sitegen.render.templating import SiteEnvironment, format_translation
 from sitegen.render.views import grid_rows, listed_observations, page_window, same_runs
 
 
@@ -158,7 +158,7 @@ class _RememberedTranslations:
         key = (None, message)
         if key not in self._singular:
             self._singular[key] = Markup(self._translations.gettext(message))
-        return self._singular[key] % escaped_variables(variables)
+        return format_translation(self._singular[key], variables)
 
     def pgettext(self, context: str, message: str, /, **variables: Any) -> Markup:
         if not variables:
@@ -171,14 +171,14 @@ class _RememberedTranslations:
         key = (context, message)
         if key not in self._singular:
             self._singular[key] = Markup(self._translations.pgettext(context, message))
-        return self._singular[key] % escaped_variables(variables)
+        return format_translation(self._singular[key], variables)
 
     def ngettext(self, singular: str, plural: str, n: int, /, **variables: Any) -> Markup:
         variables.setdefault("num", n)
         key = (None, singular, plural, n)
         if key not in self._plural:
             self._plural[key] = Markup(self._translations.ngettext(singular, plural, n))
-        return self._plural[key] % escaped_variables(variables)
+        return format_translation(self._plural[key], variables)
 
     def npgettext(self, context: str, singular: str, plural: str, n: int, /, **variables: Any) -> Markup:
         variables.setdefault("context", context)
@@ -186,7 +186,7 @@ class _RememberedTranslations:
         key = (context, singular, plural, n)
         if key not in self._plural:
             self._plural[key] = Markup(self._translations.npgettext(context, singular, plural, n))
-        return self._plural[key] % escaped_variables(variables)
+        return format_translation(self._plural[key], variables)
 
 
 class Memo(dict):

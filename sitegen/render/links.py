@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from jinja2 import pass_context
-from markupsafe import Markup, escape
+from markupsafe import Markup
+
+from sitegen.render.templating import escape_text
 
 
 def case_path(case_version: str, run: str | None = None) -> str:
@@ -42,14 +44,18 @@ def href(context: Any, target: str) -> str:
     return (relative_href(rest, target) if rest is not None else None) or f"{context['base']}{target}"
 
 
-_LINK = Markup('<a href="{}">{}</a>')
-_CODE_LINK = Markup('<a href="{}"><code>{}</code></a>')
+def _link(target: Any, text: Any) -> Markup:
+    return Markup(f'<a href="{escape_text(target)}">{escape_text(text)}</a>')
+
+
+def _code_link(target: Any, text: Any) -> Markup:
+    return Markup(f'<a href="{escape_text(target)}"><code>{escape_text(text)}</code></a>')
 
 
 @pass_context
 def expected_link(context: Any, cv: str, id: str) -> Markup:
     """An expected finding, linked to its row of the key on the case page."""
-    return _CODE_LINK.format(href(context, f"{case_path(cv)}#key-{id}"), id)
+    return _code_link(href(context, f"{case_path(cv)}#key-{id}"), id)
 
 
 @pass_context
@@ -59,7 +65,7 @@ def finding_link(context: Any, run_id: str, cv: str, repetition: Any, stage: str
     if not context["detailed"](cv, run_id):
         return code(id)
     section = f"{repetition_anchor(repetition)}-rerun-{stage}" if rerun else repetition_anchor(repetition, stage)
-    return _CODE_LINK.format(href(context, context["detailed"].link(cv, run_id, f"{section}-f-{id}")), id)
+    return _code_link(href(context, context["detailed"].link(cv, run_id, f"{section}-f-{id}")), id)
 
 
 @pass_context
@@ -75,22 +81,22 @@ def repetition_link(context: Any, run_id: str, cv: str, repetition: Any, capital
     name = word.repetition[repetition] if capital else word.repetition_ref[repetition]
     if not context["detailed"](cv, run_id):  # no case-run page to land on: as finding_link
         return Markup(name)
-    return _LINK.format(href(context, context["detailed"].link(cv, run_id, repetition_anchor(repetition))), name)
+    return _link(href(context, context["detailed"].link(cv, run_id, repetition_anchor(repetition))), Markup(name))
 
 
 @pass_context
 def version_link(context: Any, run_id: str, cv: str, repetition: Any) -> Markup:
     """A case version of a pair, linked to the repetition on its case-run page."""
-    return _CODE_LINK.format(href(context, context["detailed"].link(cv, run_id, repetition_anchor(repetition))), cv)
+    return _code_link(href(context, context["detailed"].link(cv, run_id, repetition_anchor(repetition))), cv)
 
 
 def row_link(section_id: str, finding: str) -> Markup:
     """A finding of the same page, linked to its row in a stage's section (the row ids CaseRows writes)."""
-    return _CODE_LINK.format(Markup("#{}-f-{}").format(section_id, finding), finding)  # a Markup section id stays as it is
+    return _code_link(Markup(f"#{escape_text(section_id)}-f-{escape_text(finding)}"), finding)  # a Markup section id stays as it is
 
 
 def code(text: Any) -> Markup:
-    return Markup("<code>{}</code>").format(escape(text))
+    return Markup(f"<code>{escape_text(text)}</code>")
 
 
 LINKS = {"href": pass_context(href), "expected_link": expected_link, "finding_link": finding_link,

@@ -18,6 +18,12 @@ from markupsafe import Markup, escape
 from sitegen.core.invisibles import HIDDEN, visible_html
 
 
+def _entities(text: str) -> str:
+    """markupsafe's entities, in an order that never escapes an entity twice."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("'", "&#39;").replace('"', "&#34;"))
+
+
 def escape_output(value: Any) -> str:
     """The text markupsafe.escape(value) gives, for printing only: Markup is passed on, a plain string escaped here,
     with any hidden character shown as its code."""
@@ -25,18 +31,40 @@ def escape_output(value: Any) -> str:
     if kind is Markup:
         return value
     if kind is str:
-        # markupsafe's entities, in an order that never escapes an entity twice
-        value = (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-                 .replace("'", "&#39;").replace('"', "&#34;"))
+        value = _entities(value)
         return visible_html(value) if HIDDEN.search(value) else value
     escaped = escape(value)
     return Markup(visible_html(escaped)) if HIDDEN.search(escaped) else escaped
 
 
-def escaped_variables(variables: dict[str, Any]) -> dict[str, Any]:
-    """A translation's %-variables with every plain string escaped by escape_output, as a `{{ ... }}` would print it
-    (markupsafe's own escaping, which Markup's % would use, knows nothing of hidden characters)."""
-    return {name: Markup(escape_output(value)) if type(value) is str else value for name, value in variables.items()}
+def escape_text(value: Any) -> str:
+    """The text markupsafe.escape(value) gives (no more: hidden characters are escape_output's), for markup built in
+    Python: a Markup passed on, a plain string escaped here, anything else through markupsafe."""
+    kind = type(value)
+    if kind is Markup:
+        return value
+    if kind is str:
+        return _entities(value)
+    return escape(value)
+
+
+def format_translation(template: Markup, variables: dict[str, Any]) -> Markup:
+    """`template % variables` as Markup's % gives it, with every plain string escaped by escape_output, as a `{{ ... }}`
+    would print it (markupsafe's own escaping knows nothing of hidden characters).
+
+    Markup's % wraps the mapping and each value in an escaping helper; here each value is made text once: a Markup or a
+    plain int or float is formatted as it is (the helper formats those alike), a plain string by escape_output,
+    anything else by markupsafe's escape, as the helper would.
+    """
+    made = {}
+    for name, value in variables.items():
+        kind = type(value)
+        if kind is str:
+            value = Markup(escape_output(value))
+        elif kind is not Markup and kind is not int and kind is not float:
+            value = escape(value)
+        made[name] = value
+    return Markup(str.__mod__(template, made))
 
 
 class _OutputCompiler(CodeGenerator):
