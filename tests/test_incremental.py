@@ -548,3 +548,36 @@ def test_a_forged_list_of_a_runs_pages_is_not_trusted(workspace, capsys, forged)
     else:
         assert code == 0, err
         assert tree(incremental) == tree(clean)
+
+
+
+def test_with_detail_runs_a_run_that_a_newer_run_displaces_loses_its_list_pages_in_an_incremental_build_too(workspace, monkeypatch):
+    """--detail-runs 1: a newer run takes the whole lists from the run that was newest (Detail.lists), and gives them
+    back when it is older again; with the cache, each build gives exactly what a full build gives."""
+    from sitegen.render import views
+
+    monkeypatch.setattr(views, "RUN_PAGE_ITEMS", 0)  # the small records' lists of one item get pages of their own
+    records = workspace["records"]
+    both = {name: (records / name).read_bytes() for name in ("runs.json", "results.json")}
+    runs = json.loads(both["runs.json"])
+    for run in runs["runs"]:
+        if run["id"] == "r2":
+            run["date"] = "2026-01-05"  # before r1, which is then the newest run
+    (records / "runs.json").write_text(json.dumps(runs, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (records / "results.json").unlink()
+    assert main(["score", "--all", "--records", str(records)]) == 0
+    r1_newest = {name: (records / name).read_bytes() for name in both}
+    cache, incremental = workspace["root"] / "cache", workspace["root"] / "incremental"
+    build.build_site(records, incremental, cache=cache, detail_runs=1)
+    kept = sorted(p.name for p in (incremental / "en" / "runs" / "r1").glob("observations-*.html"))
+    assert kept, "r1, the newest run, has its lists' pages"
+    for step, state in enumerate((both, r1_newest, both)):  # r2 newer than r1, then older, then newer again
+        for name, data in state.items():
+            (records / name).write_bytes(data)
+        build.build_site(records, incremental, cache=cache, detail_runs=1)
+        full = workspace["root"] / f"full-{step}"
+        build.build_site(records, full, detail_runs=1)
+        assert tree(incremental) == tree(full), f"step {step}"
+        shown = sorted(p.name for p in (full / "en" / "runs" / "r1").glob("observations-*.html"))
+        assert shown == ([] if state is both else kept)
+        shutil.rmtree(full)

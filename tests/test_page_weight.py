@@ -153,3 +153,35 @@ def test_detail_runs_must_be_at_least_one(tmp_path, capsys):
 
     assert main(["build", "--records", str(RECORDS), "--out", str(tmp_path / "site"), "--detail-runs", "0"]) == 2
     assert "--detail-runs" in capsys.readouterr().err and not (tmp_path / "site").exists()
+
+
+def _list_pages(site: Path, lang: str, run: str) -> list[str]:
+    folder = site / lang / "runs" / run
+    return sorted(p.name for p in folder.glob("*.html") if not p.name.startswith("grid-")) if folder.is_dir() else []
+
+
+def test_detail_runs_keeps_whole_lists_for_the_runs_it_keeps_and_points_older_runs_lists_to_the_downloads(tmp_path, monkeypatch):
+    """README, "Growth": with --detail-runs K, a run no case version keeps a page for shows the first items of its lists
+    of observations and regressions on its own page, with every item in the downloads; its grid of states stays whole,
+    and a run some case version keeps has every list page it has without the option."""
+    from sitegen.render import views
+
+    monkeypatch.setattr(views, "RUN_PAGE_ITEMS", 1)  # so that the bundled runs' short lists have pages of their own
+    full, kept = tmp_path / "full", tmp_path / "kept"
+    build_site(RECORDS, full)
+    build_site(RECORDS, kept, detail_runs=1)
+    old, newest = "2026-08-18-v1-baseline", "2026-12-01-scorer-7"
+    assert _list_pages(full, "en", old) and _list_pages(full, "en", newest)
+    assert _list_pages(kept, "en", old) == [] and _list_pages(kept, "sv", old) == []
+    assert _list_pages(kept, "en", newest) == _list_pages(full, "en", newest)
+    grids = [sorted(p.name for p in (site / "en" / "runs" / old).glob("grid-*.html")) for site in (full, kept)]
+    assert grids[0] == grids[1]
+    page = read(kept, f"en/runs/{old}.html")
+    assert "Whole lists are kept for the newest runs only; every item of this one is in the results file among the " \
+           '<a href="../downloads.html">downloads</a>.' in page
+    assert "page by page" not in page
+    shown = len(re.findall(r"<ul class=\"observations\">\n<li>", page))
+    assert shown and shown == len(re.findall(r"<ul class=\"observations\">\n<li>", read(full, f"en/runs/{old}.html")))
+    assert "Hela listor sparas bara för de senaste körningarna" in read(kept, f"sv/runs/{old}.html")
+    assert "page by page" in read(kept, f"en/runs/{newest}.html")
+    assert _broken_links(kept) == []

@@ -37,9 +37,16 @@ class Detail:
     def __init__(self, runs_by_case: Mapping[str, tuple[Any, ...]] | None = None, newest: int | None = None):
         self.newest = newest
         self._kept = None if newest is None else {cv: frozenset(r.id for r in runs[:newest]) for cv, runs in (runs_by_case or {}).items()}
+        self._runs = None if self._kept is None else frozenset().union(*self._kept.values())
 
     def __call__(self, case_version: str, run: str) -> bool:
         return self._kept is None or run in self._kept.get(case_version, ())
+
+    def lists(self, run: str) -> bool:
+        """Whether a run's long lists (its observations and regressions) get pages of their own beyond the run page: only
+        for a run some case version keeps a page for. Another run's page shows the first items of each list; all of
+        them are in the downloads, and its grid of states stays whole."""
+        return self._runs is None or run in self._runs
 
     def link(self, case_version: str, run: str, anchor: str) -> str:
         """Where a link to a case version's page for a run (at `anchor`) goes: that page, or the case page's outcomes."""

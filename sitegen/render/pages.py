@@ -116,7 +116,7 @@ def iter_pages(
     job = PageJob(records, results, verdicts, renderers, languages, runs_by, states,
                   {run_id: headline.outcome for run_id, headline in headlines.items()},
                   {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {}, write, pairs, reasons or {},
-                  cache=cache, salt=salt)
+                  cache=cache, salt=salt, detail=detail)
     tasks = page_tasks(case_ids, published, runs_by, detail)
     if jobs <= 1 or len(case_ids) < 2 * CASE_CHUNK:
         for task in tasks:

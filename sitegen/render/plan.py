@@ -9,7 +9,7 @@ from typing import Any, Callable, Mapping, Sequence
 from sitegen.core.errors import CacheError
 from sitegen.core.model import Pair, Records, Run, RunResult
 from sitegen.render.cases import Verdicts, collect_case, render_case_page, render_case_runs
-from sitegen.render.environment import Page, Renderer, case_path
+from sitegen.render.environment import Detail, Page, Renderer, case_path
 from sitegen.render.pagecache import PageCache, page_key, run_token, text_key
 from sitegen.render.views import index_cases, index_observations, run_grid, run_listings
 from sitegen.score.reasons import ReasonSource
@@ -38,6 +38,7 @@ class PageJob:
     reasons: Mapping[str, bytes] = field(default_factory=dict)  # run id -> its observations' reasons, packed
     cache: PageCache | None = None  # case, case-run and run pages by the digest of their inputs (pagecache.py)
     salt: bytes = b""  # what every page is also made from: sitegen, templates, catalogs, configuration, date
+    detail: Detail = field(default_factory=Detail)  # which case-run pages are kept, and which runs' lists get pages (--detail-runs)
     _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
 
     def render_task(self, task: tuple[str, str | None, Sequence]) -> list[Any]:
@@ -179,13 +180,15 @@ class PageJob:
 
     def _own_pages_token(self, run_id: str) -> str:
         """The digest of everything a run's own pages are made from: its run_token, the cases record (the grid lists the
-        suite's case versions), what the overview says of the run, and its comparison with the previous comparable run."""
+        suite's case versions), what the overview says of the run, its comparison with the previous comparable run, and
+        whether its lists get pages of their own (Detail.lists: a newer run can take that from it)."""
         tokens = self._current.setdefault("own pages tokens", {})
         if run_id not in tokens:
             run = next(r for r in self.records.published_runs if r.id == run_id)
             cases = self.records.files.get("cases.json")
             tokens[run_id] = page_key(b"", "run pages", self._run_token(run), cases.sha256 if cases is not None else None,
-                                      replace(self.common["site"].run_views[run.id], result=None), self.comparisons.get(run.id))
+                                      replace(self.common["site"].run_views[run.id], result=None), self.comparisons.get(run.id),
+                                      self.detail.lists(run.id))
         return tokens[run_id]
 
     def _run_page(self, run_id: str, lang: str, rest: str) -> Page:
@@ -217,7 +220,8 @@ class PageJob:
             run = next(r for r in self.records.published_runs if r.id == run_id)
             result = self.results.get(run.id)
             comparison = self.comparisons.get(run.id)
-            listings = run_listings(run, result, run_grid(self.records, run, result), comparison)
+            listings = run_listings(run, result, run_grid(self.records, run, result), comparison,
+                                    paged=self.detail.lists(run.id))
             view = replace(self.common["site"].run_views[run.id], result=result)
             self._current["run"] = (run_id, (run, view, listings, comparison))
         return self._current["run"][1]

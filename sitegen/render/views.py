@@ -72,6 +72,7 @@ class Listing:
     measure: str | None
     items: tuple
     crashed_run: bool = False
+    paged: bool = True  # False: no continuation pages; the run page shows the first items, the downloads hold them all
 
     @property
     def total(self) -> int:
@@ -86,8 +87,13 @@ class Listing:
         return self.items[: self.limit]
 
     @property
+    def summarised(self) -> bool:
+        """More items than the run page shows, and no continuation pages for them (environment.Detail.lists)."""
+        return not self.paged and self.total > self.limit
+
+    @property
     def pages(self) -> tuple[ListPage, ...]:
-        if self.total <= self.limit:
+        if self.total <= self.limit or not self.paged:
             return ()
         name = f"{self.kind}-{self.measure.lower().replace('_', '-')}" if self.measure else self.kind
         return tuple(ListPage(f"runs/{self.run.id}/{name}-{n}.html", first + 1, min(first + LIST_PAGE_ITEMS, self.total))
@@ -104,15 +110,16 @@ class RunListings:
         return (*self.observations, *((self.regressions,) if self.regressions else ()), self.grid)
 
 
-def run_listings(run: Run, result: RunResult | None, grid, comparison: Any) -> RunListings:
-    """Split a run's long lists so its page shows the first items and continuation pages hold the rest."""
+def run_listings(run: Run, result: RunResult | None, grid, comparison: Any, *, paged: bool = True) -> RunListings:
+    """Split a run's long lists so its page shows the first items and continuation pages hold the rest; with `paged`
+    False, its observations and regressions get no continuation pages (the grid always does)."""
     observations = result.observations if result is not None else ()
     groups = tuple(
-        Listing(run, "observations", measure, tuple(o for o in observations if o.measure == measure))
+        Listing(run, "observations", measure, tuple(o for o in observations if o.measure == measure), paged=paged)
         for measure in MEASURES
         if any(o.measure == measure for o in observations)
     )
-    regressions = Listing(run, "regressions", None, tuple(comparison.regressions)) if comparison is not None else None
+    regressions = Listing(run, "regressions", None, tuple(comparison.regressions), paged=paged) if comparison is not None else None
     crashed = result is not None and result.outcome == CRASHED_STATE
     return RunListings(groups, regressions, Listing(run, "grid", None, tuple(grid), crashed_run=crashed))
 
