@@ -207,6 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Exit 0 when all checks pass, 1 naming every difference, 2 when the publication cannot be read."))
     p.add_argument("source", metavar="DIR|URL", help="a downloads folder or site folder, or the site's http(s) address")
     p.add_argument("--pages", action="store_true", help="also rebuild the site from the downloads alone and compare every page byte for byte")
+    p.add_argument("--detail-runs", type=_run_count, default=None, metavar="K", help=(
+        "with --pages: rebuild as `sitegen build --detail-runs K` built the site (its case pages say for how many runs "
+        "they show answers against the key; default: every run)"))
     p.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
     p.add_argument("--timeout", type=_seconds, default=30.0, metavar="S", help="seconds to wait for the server (default: 30)")
     _jobs_arg(p)
@@ -373,8 +376,11 @@ def _serve(args) -> int:
 
 
 def _verify(args) -> int:
+    if args.detail_runs is not None and not args.pages:
+        raise UsageError("verify: --detail-runs says how to rebuild the pages: use it with --pages")
     try:
-        report = verify_publication(args.source, pages=args.pages, jobs=args.jobs, timeout=args.timeout)
+        report = verify_publication(args.source, pages=args.pages, jobs=args.jobs, timeout=args.timeout,
+                                    detail_runs=args.detail_runs)
     except UnreadableError as exc:
         if args.format != "json":
             raise

@@ -479,3 +479,20 @@ def test_a_rewritten_publication_log_is_named(site, capsys):
     code, report = verify(capsys, site / "downloads")
     assert code == 1 and statuses(report)["chain"] == "fail"
     assert problems(report, "chain")
+
+
+def test_a_site_built_with_detail_runs_verifies_with_its_pages_when_told_how_it_was_built(tmp_path, capsys):
+    """A site built with --detail-runs K lacks the older runs' case-run pages: rebuilt as a full site it differs, rebuilt
+    with the same K it is the published site, byte for byte."""
+    out = tmp_path / "site"
+    assert main(["build", "--records", str(RECORDS), "--out", str(out), "--quiet", "--detail-runs", "1"]) == 0
+    code, report = verify(capsys, out / "downloads", "--pages")
+    assert code == 1 and statuses(report)["pages"] == "fail"
+    assert "verify.page-missing" in codes(report, "pages")
+    code, report = verify(capsys, out / "downloads", "--pages", "--detail-runs", "1")
+    assert code == 0 and set(statuses(report).values()) == {"ok"}
+
+
+def test_detail_runs_without_pages_is_a_usage_error(built, capsys):
+    assert main(["verify", str(built / "downloads"), "--detail-runs", "1"]) == 2
+    assert "--detail-runs" in capsys.readouterr().err

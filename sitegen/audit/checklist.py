@@ -49,6 +49,7 @@ class Audit:
     loaded: Loaded | None
     load_problems: tuple[Diagnostic, ...]
     jobs: int
+    detail_runs: int | None = None  # the --detail-runs K the site was built with, for the rebuilt pages
 
 
 @dataclass(frozen=True)
@@ -254,7 +255,7 @@ def check_pages(audit: Audit) -> Outcome:
     try:
         rebuilt = compare_pages(loaded.records, loaded.recorded, loaded.comparisons, publication.origin.site,
                                 published_sha256=published_sha256, jobs=audit.jobs, records_dir=publication.records_dir,
-                                signature=publication.read(SIGNATURE))
+                                signature=publication.read(SIGNATURE), detail_runs=audit.detail_runs)
     except DiagnosticsError as exc:
         return Outcome("the downloads do not build", publication.relocate(exc.diagnostics))
     detail = f"{rebuilt.files} files"
@@ -283,8 +284,9 @@ PAGES = Check("pages", "every page rebuilt from the downloads alone is the publi
 
 
 def verify_publication(given: str, *, pages: bool = False, jobs: int = 1, timeout: float = TIMEOUT,
-                       checks: tuple[Check, ...] = CHECKS) -> VerifyReport:
-    """Read the publication at `given` (a downloads or site folder, or an address) and run every check on it.
+                       checks: tuple[Check, ...] = CHECKS, detail_runs: int | None = None) -> VerifyReport:
+    """Read the publication at `given` (a downloads or site folder, or an address) and run every check on it; with
+    `pages`, the site is rebuilt as `sitegen build --detail-runs detail_runs` builds it.
 
     Raise UnreadableError (exit 2) when it cannot be read at all; every difference found is a check's result instead.
     """
@@ -296,7 +298,7 @@ def verify_publication(given: str, *, pages: bool = False, jobs: int = 1, timeou
     with tempfile.TemporaryDirectory(prefix="sitegen-verify-") as folder:
         publication = read_publication(origin, Path(folder))
         loaded, problems = _load(publication, jobs)
-        audit = Audit(publication, loaded, problems, jobs)
+        audit = Audit(publication, loaded, problems, jobs, detail_runs)
         results = _run(selected, audit)
     return VerifyReport(given, results)
 

@@ -24,10 +24,11 @@ class Rebuilt:
 
 def compare_pages(records: m.Records, recorded: Mapping[str, m.RunResult], comparisons: Mapping, site, *,
                   published_sha256: Callable[[str], str | None], jobs: int = 1, records_dir: Path,
-                  signature: bytes | None = None) -> Rebuilt:
+                  signature: bytes | None = None, detail_runs: int | None = None) -> Rebuilt:
     """Rebuild every page and compare it with `site` (a reader of the published site); a downloaded file is compared by
     its digest as read (`published_sha256` of its name below downloads/, None when missing), not read a second time.
 
+    Pages are rendered as `sitegen build --detail-runs detail_runs` renders them (None: every run in detail).
     The log and allowed_signers are read beside the records in `records_dir`, as the build reads them; no key signs
     again, so a published `signature` (checked by its own check) stands in for the one the build made.
     Raise a DiagnosticsError when the downloads cannot be built at all (the build would refuse them the same way).
@@ -40,7 +41,7 @@ def compare_pages(records: m.Records, recorded: Mapping[str, m.RunResult], compa
     checked = Checked(records, recorded, downloads, changelog_phase(records), catalogs, build_date(records), comparisons,
                       provenance, exports)
     # the processes that render the pages compare them too: only a page's verdict travels back, never its bytes
-    pages, published, extra = render_site(checked, jobs=jobs, write=PageComparer(site))
+    pages, published, extra = render_site(checked, jobs=jobs, write=PageComparer(site), detail_runs=detail_runs)
     problems: list[Diagnostic] = []
     rebuilt: set[str] = set()
     for path, data, digest in _site_files(pages, published, extra):
