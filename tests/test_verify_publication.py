@@ -481,7 +481,7 @@ def test_a_rewritten_publication_log_is_named(site, capsys):
     assert problems(report, "chain")
 
 
-def test_a_site_built_with_detail_runs_verifies_with_its_pages_when_told_how_it_was_built(tmp_path, capsys):
+def test_a_site_built_with_detail_runs_verifies_with_its_pages_when_told_how_it_was_built(built, tmp_path, capsys):
     """A site built with --detail-runs K lacks the older runs' case-run pages: rebuilt as a full site it differs, rebuilt
     with the same K it is the published site, byte for byte."""
     out = tmp_path / "site"
@@ -491,6 +491,9 @@ def test_a_site_built_with_detail_runs_verifies_with_its_pages_when_told_how_it_
     assert "verify.page-missing" in codes(report, "pages")
     code, report = verify(capsys, out / "downloads", "--pages", "--detail-runs", "1")
     assert code == 0 and set(statuses(report).values()) == {"ok"}
+    # the downloads page gives the reader the command with the option (a full site's gives it without)
+    assert "--pages --detail-runs 1</code>" in (out / "en" / "downloads.html").read_text(encoding="utf-8")
+    assert "--pages</code>" in (built / "en" / "downloads.html").read_text(encoding="utf-8")
 
 
 def test_detail_runs_without_pages_is_a_usage_error(built, capsys):
