@@ -44,6 +44,7 @@ class PreparedCase:
         self._line_texts: tuple[str, ...] | None = None  # each line's collapsed text, built on first need
         # conditions 1-3 (kind, primary rule, missing flag) as a key, so a finding meets only the key findings that pass them
         self.expected_by_identity = _by_identity(case_version.key.expected)
+        self.expected_ids = tuple(e.id for e in case_version.key.expected)  # in key order, as verdicts name them
         self.prohibited_by_identity = _by_identity(case_version.key.prohibited)
 
     def passage_text(self, passage: m.Passage) -> str:
@@ -90,6 +91,7 @@ class CaseContext:
         self.passage_text = prepared.passage_text
         self.line_text = prepared.line_text
         self.expected_by_identity = prepared.expected_by_identity
+        self.expected_ids = prepared.expected_ids
         self.prohibited_by_identity = prepared.prohibited_by_identity
         self._collapsed: dict[str, str] = {}
         self._found: dict[str, bool] = {}
@@ -186,42 +188,65 @@ def _matches(ctx: CaseContext, finding: m.Finding, index, method: MatchingMethod
 def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: MatchingMethod) -> m.StageVerdict:
     """Put every finding of one stage in exactly one category and say how each expected finding fared."""
     key = ctx.case_version.key
-    expected = key.expected
+    expected, expected_ids = key.expected, ctx.expected_ids
     facts = ctx.facts_of(findings, method)
-    edges = {fi: fact.expected for fi, fact in enumerate(facts) if fact.expected}
-    assignment = _assign(edges) if edges else {}
+    # one pass over the facts finds the edges, and whether they are the usual answer: each finding matches at most one
+    # expected finding and no two the same one, so there is nothing to choose (what _assign would find first)
+    edges: dict[int, tuple[tuple[int, str], ...]] = {}
+    single: set[int] = set()
+    for fi, fact in enumerate(facts):
+        targets = fact[0]
+        if targets:
+            edges[fi] = targets
+            if len(targets) == 1:
+                single.add(targets[0][0])
+    if not edges:
+        assignment: dict[int, tuple[int, str]] = {}
+    elif len(single) == len(edges):
+        assignment = {fi: targets[0] for fi, targets in edges.items()}
+    else:
+        assignment = _assign(edges)
     matched_expected = {ei: fi for fi, (ei, _) in assignment.items()}
 
     verdicts = []
     for fi, finding in enumerate(findings):
-        fact = facts[fi]
-        if fact.expected:  # most findings match no expected finding: only those that do are looked up in the assignment
+        targets, prohibited, voluntary, quote_found = facts[fi]
+        if targets:  # most findings match no expected finding: only those that do are looked up in the assignment
             got = assignment.get(fi)
             if got is not None:
-                verdicts.append(m.FindingVerdict(finding, m.MATCHED, expected[got[0]].id, got[1], fact.quote_found))
+                verdicts.append(_new(_FindingVerdict, (finding, m.MATCHED, expected_ids[got[0]], got[1], quote_found, ())))
                 continue
             # a duplicate of every expected finding it would match that another finding took, not only the first
-            taken = [(ei, found) for ei, found in fact.expected if ei in matched_expected]
+            taken = [(ei, found) for ei, found in targets if ei in matched_expected]
             if taken:
                 ei, found = taken[0]
-                verdicts.append(m.FindingVerdict(finding, m.DUPLICATE, expected[ei].id, found, fact.quote_found,
-                                                 tuple([expected[i].id for i, _ in taken])))
+                verdicts.append(_new(_FindingVerdict, (finding, m.DUPLICATE, expected_ids[ei], found, quote_found,
+                                                       tuple([expected_ids[i] for i, _ in taken]))))
                 continue
-        if fact.prohibited is not None:
-            pi, found = fact.prohibited
-            verdicts.append(m.FindingVerdict(finding, m.PROHIBITED, key.prohibited[pi].id, found, fact.quote_found))
+        if prohibited is not None:
+            pi, found = prohibited
+            verdicts.append(_new(_FindingVerdict, (finding, m.PROHIBITED, key.prohibited[pi].id, found, quote_found, ())))
             continue
-        verdicts.append(m.FindingVerdict(finding, m.VOLUNTARY if fact.voluntary else m.UNEXPECTED, None, None, fact.quote_found))
+        verdicts.append(_new(_FindingVerdict, (finding, m.VOLUNTARY if voluntary else m.UNEXPECTED, None, None, quote_found, ())))
 
     expected_verdicts = []
     for ei, target in enumerate(expected):
-        if ei in matched_expected:
-            fi = matched_expected[ei]
-            expected_verdicts.append(m.ExpectedVerdict(target, findings[fi].id, assignment[fi][1], None, None))
+        fi = matched_expected.get(ei)
+        if fi is not None:
+            expected_verdicts.append(_new(_ExpectedVerdict, (target, findings[fi].id, assignment[fi][1], None, None)))
         else:
             reason, closest = _why_missed(ctx, findings, target, method)
-            expected_verdicts.append(m.ExpectedVerdict(target, None, None, reason, closest))
-    return m.StageVerdict(tuple(verdicts), tuple(expected_verdicts))
+            expected_verdicts.append(_new(_ExpectedVerdict, (target, None, None, reason, closest)))
+    return _new(m.StageVerdict, (tuple(verdicts), tuple(expected_verdicts)))
+
+
+# verdicts are named tuples built millions of times: made from their fields in order by tuple's own constructor, which
+# skips the Python-level __new__ every named tuple has (checked below: the field orders these calls rely on)
+_new = tuple.__new__
+_FindingVerdict, _ExpectedVerdict = m.FindingVerdict, m.ExpectedVerdict
+assert m.FindingVerdict._fields == ("finding", "category", "key_finding", "evidence", "quote_found", "duplicate_of")
+assert m.ExpectedVerdict._fields == ("expected", "finding", "evidence", "reason", "closest")
+assert m.StageVerdict._fields == ("findings", "expected")
 
 
 def _voluntary(ctx: CaseContext, finding: m.Finding, allowed: tuple[m.VoluntaryStrength, ...], method: MatchingMethod) -> bool:

@@ -150,15 +150,26 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
     verdicts: dict[tuple[str, int, str], m.StageVerdict] = {}
     for cv in case_versions:
         judged_before: dict[str, list[tuple[tuple[m.Finding, ...], m.StageVerdict]]] = {stage: [] for stage in stages}
+        seen: list[tuple[m.EngineAnswer, tuple[m.StageVerdict, ...]]] = []  # each engine answer judged, with its verdicts
+        context = contexts[cv.id]
         for rep in range(1, run.repetitions + 1):
             answer = records.answers[(run.id, cv.id, rep)]
             answers[(cv.id, rep)] = answer
-            for stage in stages:
-                findings = answer.answer.stage_findings(stage)
-                verdict = _judged_before(judged_before[stage], findings)
-                if verdict is None:
-                    verdict = judge_stage(contexts[cv.id], findings, method)
-                    judged_before[stage].append((findings, verdict))
+            engine = answer.answer
+            # equal answers come from the spool as the very same object: then every stage's verdict is the one before
+            again = next((found for before, found in seen if before is engine), None)
+            if again is None:
+                found = []
+                for stage in stages:
+                    findings = engine.stage_findings(stage)
+                    verdict = _judged_before(judged_before[stage], findings)
+                    if verdict is None:
+                        verdict = judge_stage(context, findings, method)
+                        judged_before[stage].append((findings, verdict))
+                    found.append(verdict)
+                again = tuple(found)
+                seen.append((engine, again))
+            for stage, verdict in zip(stages, again):
                 verdicts[(cv.id, rep, stage)] = verdict
     in_suite = set(suite.case_versions)
     pairs = tuple(p for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite)
