@@ -190,22 +190,7 @@ def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: Match
     key = ctx.case_version.key
     expected, expected_ids = key.expected, ctx.expected_ids
     facts = ctx.facts_of(findings, method)
-    # one pass over the facts finds the edges, and whether they are the usual answer: each finding matches at most one
-    # expected finding and no two the same one, so there is nothing to choose (what _assign would find first)
-    edges: dict[int, tuple[tuple[int, str], ...]] = {}
-    single: set[int] = set()
-    for fi, fact in enumerate(facts):
-        targets = fact[0]
-        if targets:
-            edges[fi] = targets
-            if len(targets) == 1:
-                single.add(targets[0][0])
-    if not edges:
-        assignment: dict[int, tuple[int, str]] = {}
-    elif len(single) == len(edges):
-        assignment = {fi: targets[0] for fi, targets in edges.items()}
-    else:
-        assignment = _assign(edges)
+    edges, assignment = _edges_and_assignment(facts)
     matched_expected = {ei: fi for fi, (ei, _) in assignment.items()}
 
     verdicts = []
@@ -247,6 +232,34 @@ _FindingVerdict, _ExpectedVerdict = m.FindingVerdict, m.ExpectedVerdict
 assert m.FindingVerdict._fields == ("finding", "category", "key_finding", "evidence", "quote_found", "duplicate_of")
 assert m.ExpectedVerdict._fields == ("expected", "finding", "evidence", "reason", "closest")
 assert m.StageVerdict._fields == ("findings", "expected")
+
+
+def _edges_and_assignment(facts: list[FindingFacts]) -> tuple[dict[int, tuple[tuple[int, str], ...]], dict[int, tuple[int, str]]]:
+    """Each finding's edges to the expected findings it matches, and _assign's assignment of them, in one pass.
+
+    The usual answer has each finding match at most one expected finding: then the findings for one expected finding are
+    settled here as _best_assignment settles a component of them, the first exact one taking it, else the first one (the
+    others are duplicates), with no components to build. Only a finding matching several sends the edges to _assign.
+    """
+    edges: dict[int, tuple[tuple[int, str], ...]] = {}
+    winner: dict[int, int] = {}  # expected finding -> the finding that takes it, while every finding has one target
+    tangled = False
+    for fi, fact in enumerate(facts):
+        targets = fact[0]
+        if targets:
+            edges[fi] = targets
+            if tangled:
+                continue
+            if len(targets) != 1:
+                tangled = True
+                continue
+            ei = targets[0][0]
+            held = winner.get(ei)
+            if held is None or (_RANK[edges[held][0][1]] != 0 and _RANK[targets[0][1]] == 0):
+                winner[ei] = fi
+    if tangled:
+        return edges, _assign(edges)
+    return edges, {fi: edges[fi][0] for fi in winner.values()}
 
 
 def _voluntary(ctx: CaseContext, finding: m.Finding, allowed: tuple[m.VoluntaryStrength, ...], method: MatchingMethod) -> bool:
