@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Callable, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from sitegen.core import model as m
 from sitegen.score.matching import CaseContext, MatchingMethod, PreparedCases, judge_stage
@@ -198,22 +198,38 @@ def each_case(judged: JudgedRun) -> Iterator[tuple[m.CaseVersion, int]]:
             yield cv, rep
 
 
-def each_stage(judged: JudgedRun, measure: Measure | str, cv: m.CaseVersion, rep: int,
+def each_stage(judged: JudgedRun, measure: Measure | str, case_versions: Iterable[m.CaseVersion],
                problem: Callable[[m.StageVerdict], Reason | None], texts: Mapping[str, ReasonText],
                listed: bool) -> Iterator[Observed | Passed]:
-    """One observation per stage of a repetition: failed with the reason `problem` finds, if any, else passed."""
-    repetition, cases = str(rep), ((cv.id, rep),)
-    passed = 0
-    for stage in judged.stages:
-        found = problem(judged.verdicts[(cv.id, rep, stage)])
-        if found is not None:
-            yield failed(measure, cv.id, repetition, stage, "-", m.FAILED, found, texts, cases)
-        elif listed:
-            yield Observed(measure, cv.id, repetition, stage, "-", m.PASSED, "", "", cases, None)
-        else:
-            passed += 1
-    if passed:
-        yield Passed(passed, cases)
+    """One observation per stage of each repetition of these case versions: failed with the reason `problem` finds, if
+    any, else passed. A verdict standing for several repetitions (equal answers are judged once) is looked at once."""
+    verdicts, stages = judged.verdicts, judged.stages
+    repetitions = range(1, judged.run.repetitions + 1)
+    found: dict[int, tuple[Reason, str] | None] = {}  # by the verdict's identity: its reason and the record's detail
+    for cv in case_versions:
+        cv_id = cv.id
+        for rep in repetitions:
+            repetition, cases = str(rep), ((cv_id, rep),)
+            passed = 0
+            for stage in stages:
+                verdict = verdicts[(cv_id, rep, stage)]
+                key = id(verdict)
+                if key in found:
+                    failure = found[key]
+                else:
+                    why = problem(verdict)
+                    failure = None if why is None else (why, texts[why.code].detail(why))
+                    if not listed:  # every observation listed keeps a reason of its own, as pack_reasons has always packed them
+                        found[key] = failure
+                if failure is not None:
+                    why, detail = failure
+                    yield Observed(measure, cv_id, repetition, stage, "-", m.FAILED, why.code, detail, cases, None, why)
+                elif listed:
+                    yield Observed(measure, cv_id, repetition, stage, "-", m.PASSED, "", "", cases, None)
+                else:
+                    passed += 1
+            if passed:
+                yield Passed(passed, cases)
 
 
 def failed(measure: str, case_version: str, repetition: str, stage: str, subject: str, result: str, why: Reason,
