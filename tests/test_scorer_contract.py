@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sitegen.core import model as m
-from sitegen.score.matching import METHODS, CaseContext, FindingFacts, _RANK, _assign, _edges_and_assignment, judge_stage
+from sitegen.score.assignment import _edges_and_assignment
+from sitegen.score.matching import METHODS, CaseContext, FindingFacts, _RANK, _assign, judge_stage
 from sitegen.score.scoring import score_run
 
 from factories import case_version, engine, expected, finding, records

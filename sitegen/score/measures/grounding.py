@@ -59,7 +59,7 @@ def detail(result: str, why: Reason) -> str:
 
 def grounding(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each expected finding, per stage and repetition; a first miss waits for its rerun (reviewer stage: reviewer-expected only)."""
-    tallied: dict[tuple[int, str], tuple[int, list[m.ExpectedVerdict]]] = {}  # not listing: (verdict identity, stage) -> tally
+    tallied: dict[int, tuple[int, list[m.ExpectedVerdict]]] = {}  # not listing: by the verdict's number (stage included)
     for cv, rep in each_case(judged):
         answer = judged.answers[(cv.id, rep)]
         repetition, cases = str(rep), ((cv.id, rep),)
@@ -71,10 +71,11 @@ def grounding(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Pas
             else:
                 # a verdict standing for several repetitions (equal answers are judged once) is counted once; its misses
                 # are looked at in every repetition, each with its own rerun
-                tally = tallied.get((id(verdict), stage))
+                number = judged.numbers[(cv.id, rep, stage)]
+                tally = tallied.get(number)
                 if tally is None:
                     observed = _observed_in(verdict, stage)
-                    tally = tallied[(id(verdict), stage)] = (sum(ev.finding is not None for ev in observed),
+                    tally = tallied[number] = (sum(ev.finding is not None for ev in observed),
                                                              [ev for ev in observed if ev.finding is None])
                 passed += tally[0]
                 observed = tally[1]

@@ -31,8 +31,8 @@ def identical_input_stability(judged: JudgedRun, listed: bool = True) -> Iterato
     """Each unordered pair of repetitions of one case version in one stage: same outcomes and counts."""
     repetitions = range(1, judged.run.repetitions + 1)
     pairs = tuple(combinations(repetitions, 2))
-    all_verdicts = judged.verdicts
-    signatures: dict[int, tuple] = {}  # by the verdict's identity: one verdict stands for every repetition that gave it
+    all_verdicts, numbers = judged.verdicts, judged.numbers
+    signatures: dict[int, tuple] = {}  # by the verdict's number: one verdict stands for every repetition that gave it
     for cv in judged.case_versions:
         cv_id = cv.id
         for stage in judged.stages:
@@ -41,12 +41,12 @@ def identical_input_stability(judged: JudgedRun, listed: bool = True) -> Iterato
                 cases = ((cv_id, i), (cv_id, j))
                 left, right = verdicts[i], verdicts[j]
                 if left is not right:
-                    a = signatures.get(id(left))
+                    a = signatures.get(numbers[(cv_id, i, stage)])
                     if a is None:
-                        a = signatures[id(left)] = _signature(left)
-                    b = signatures.get(id(right))
+                        a = signatures[numbers[(cv_id, i, stage)]] = _signature(left)
+                    b = signatures.get(numbers[(cv_id, j, stage)])
                     if b is None:
-                        b = signatures[id(right)] = _signature(right)
+                        b = signatures[numbers[(cv_id, j, stage)]] = _signature(right)
                 if left is right or a == b:
                     # equal answers are judged once, so nothing can differ; equal outcomes and counts are compared in one go
                     if listed:

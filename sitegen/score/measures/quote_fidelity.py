@@ -18,7 +18,7 @@ _TEXTS = texts_of(REASONS)
 def quote_fidelity(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each quote the engine gave, in any finding of any stage: it must stand verbatim in the document."""
     verdicts = judged.verdicts
-    looked_at: dict[int, tuple[int, list]] = {}  # not listing: by the verdict's identity, its passed count and failures
+    looked_at: dict[int, tuple[int, list]] = {}  # not listing: by the verdict's number, its passed count and failures
     for cv, rep in each_case(judged):
         ctx = judged.contexts[cv.id]
         repetition, cases = str(rep), ((cv.id, rep),)
@@ -27,9 +27,10 @@ def quote_fidelity(judged: JudgedRun, listed: bool = True) -> Iterator[Observed 
             verdict = verdicts[(cv.id, rep, stage)]
             if not listed:
                 # a verdict standing for several repetitions (equal answers are judged once) is looked at once
-                seen = looked_at.get(id(verdict))
+                number = judged.numbers[(cv.id, rep, stage)]
+                seen = looked_at.get(number)
                 if seen is None:
-                    seen = looked_at[id(verdict)] = _looked_at(ctx, verdict)
+                    seen = looked_at[number] = _looked_at(ctx, verdict)
                 passed += seen[0]
                 for subject, why, detail, quote in seen[1]:
                     yield Observed("QUOTE_FIDELITY", cv.id, repetition, stage, subject, m.FAILED, why.code, detail, cases,
