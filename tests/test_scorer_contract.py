@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sitegen.core import model as m
-from sitegen.score.matching import METHODS, CaseContext, _RANK, _assign, judge_stage
+from sitegen.score.assignment import _edges_and_assignment
+from sitegen.score.matching import METHODS, CaseContext, FindingFacts, _RANK, _assign, judge_stage
 from sitegen.score.scoring import score_run
 
 from factories import case_version, engine, expected, finding, records
@@ -121,6 +122,26 @@ EDGE = st.tuples(st.integers(0, 3), st.sampled_from([m.EXACT, m.CONTAINED, m.LOC
 def test_the_assignment_is_the_one_the_exhaustive_search_ranks_first(rows):
     edges = {fi: tuple(sorted(row)) for fi, row in enumerate(rows) if row}
     assert _assign(edges) == exhaustive(edges)
+
+
+@given(st.lists(st.lists(EDGE, max_size=4, unique_by=lambda e: e[0]), min_size=1, max_size=6))
+def test_the_one_pass_assignment_is_the_one_the_exhaustive_search_ranks_first(rows):
+    # judge_stage settles the usual answer (each finding matching at most one expected finding) in its one pass over the
+    # facts: most matches, then most exact matches, then answer order, as for any answer
+    facts = [FindingFacts(tuple(sorted(row)), None, False, None) for row in rows]
+    edges, assignment = _edges_and_assignment(facts)
+    assert edges == {fi: tuple(sorted(row)) for fi, row in enumerate(rows) if row}
+    assert assignment == exhaustive(edges)
+
+
+@given(st.lists(st.lists(EDGE, max_size=1), min_size=1, max_size=8))
+def test_several_findings_for_one_expected_finding_go_to_the_first_exact_one_else_the_first(rows):
+    facts = [FindingFacts(tuple(row), None, False, None) for row in rows]
+    _, assignment = _edges_and_assignment(facts)
+    for ei in {row[0][0] for row in rows if row}:
+        members = [fi for fi, row in enumerate(rows) if row and row[0][0] == ei]
+        exact = [fi for fi in members if _RANK[rows[fi][0][1]] == 0]
+        assert [fi for fi in assignment if assignment[fi][0] == ei] == [(exact or members)[0]]
 
 
 def test_a_large_tangled_group_is_assigned_in_order_and_fast():

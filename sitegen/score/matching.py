@@ -7,9 +7,8 @@ from typing import Mapping, NamedTuple
 
 from sitegen.core import model as m
 from sitegen.core.text import DocumentText, collapse, quotes_nothing
+from sitegen.score.assignment import _RANK, _assign, _edges_and_assignment  # noqa: F401 (_RANK, _assign: the contract tests read them here)
 
-# How far an edge's evidence goes; lower is better ("prefer exact over contained").
-_RANK = {m.EXACT: 0, m.LOCATION: 0, m.NO_EVIDENCE: 0, m.CONTAINED: 1}
 
 
 @dataclass(frozen=True)
@@ -44,6 +43,7 @@ class PreparedCase:
         self._line_texts: tuple[str, ...] | None = None  # each line's collapsed text, built on first need
         # conditions 1-3 (kind, primary rule, missing flag) as a key, so a finding meets only the key findings that pass them
         self.expected_by_identity = _by_identity(case_version.key.expected)
+        self.expected_ids = tuple(e.id for e in case_version.key.expected)  # in key order, as verdicts name them
         self.prohibited_by_identity = _by_identity(case_version.key.prohibited)
 
     def passage_text(self, passage: m.Passage) -> str:
@@ -90,6 +90,7 @@ class CaseContext:
         self.passage_text = prepared.passage_text
         self.line_text = prepared.line_text
         self.expected_by_identity = prepared.expected_by_identity
+        self.expected_ids = prepared.expected_ids
         self.prohibited_by_identity = prepared.prohibited_by_identity
         self._collapsed: dict[str, str] = {}
         self._found: dict[str, bool] = {}
@@ -186,42 +187,50 @@ def _matches(ctx: CaseContext, finding: m.Finding, index, method: MatchingMethod
 def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: MatchingMethod) -> m.StageVerdict:
     """Put every finding of one stage in exactly one category and say how each expected finding fared."""
     key = ctx.case_version.key
-    expected = key.expected
+    expected, expected_ids = key.expected, ctx.expected_ids
     facts = ctx.facts_of(findings, method)
-    edges = {fi: fact.expected for fi, fact in enumerate(facts) if fact.expected}
-    assignment = _assign(edges) if edges else {}
+    edges, assignment = _edges_and_assignment(facts)
     matched_expected = {ei: fi for fi, (ei, _) in assignment.items()}
 
     verdicts = []
     for fi, finding in enumerate(findings):
-        fact = facts[fi]
-        if fact.expected:  # most findings match no expected finding: only those that do are looked up in the assignment
+        targets, prohibited, voluntary, quote_found = facts[fi]
+        if targets:  # most findings match no expected finding: only those that do are looked up in the assignment
             got = assignment.get(fi)
             if got is not None:
-                verdicts.append(m.FindingVerdict(finding, m.MATCHED, expected[got[0]].id, got[1], fact.quote_found))
+                verdicts.append(_new(_FindingVerdict, (finding, m.MATCHED, expected_ids[got[0]], got[1], quote_found, ())))
                 continue
             # a duplicate of every expected finding it would match that another finding took, not only the first
-            taken = [(ei, found) for ei, found in fact.expected if ei in matched_expected]
+            taken = [(ei, found) for ei, found in targets if ei in matched_expected]
             if taken:
                 ei, found = taken[0]
-                verdicts.append(m.FindingVerdict(finding, m.DUPLICATE, expected[ei].id, found, fact.quote_found,
-                                                 tuple([expected[i].id for i, _ in taken])))
+                verdicts.append(_new(_FindingVerdict, (finding, m.DUPLICATE, expected_ids[ei], found, quote_found,
+                                                       tuple([expected_ids[i] for i, _ in taken]))))
                 continue
-        if fact.prohibited is not None:
-            pi, found = fact.prohibited
-            verdicts.append(m.FindingVerdict(finding, m.PROHIBITED, key.prohibited[pi].id, found, fact.quote_found))
+        if prohibited is not None:
+            pi, found = prohibited
+            verdicts.append(_new(_FindingVerdict, (finding, m.PROHIBITED, key.prohibited[pi].id, found, quote_found, ())))
             continue
-        verdicts.append(m.FindingVerdict(finding, m.VOLUNTARY if fact.voluntary else m.UNEXPECTED, None, None, fact.quote_found))
+        verdicts.append(_new(_FindingVerdict, (finding, m.VOLUNTARY if voluntary else m.UNEXPECTED, None, None, quote_found, ())))
 
     expected_verdicts = []
     for ei, target in enumerate(expected):
-        if ei in matched_expected:
-            fi = matched_expected[ei]
-            expected_verdicts.append(m.ExpectedVerdict(target, findings[fi].id, assignment[fi][1], None, None))
+        fi = matched_expected.get(ei)
+        if fi is not None:
+            expected_verdicts.append(_new(_ExpectedVerdict, (target, findings[fi].id, assignment[fi][1], None, None)))
         else:
             reason, closest = _why_missed(ctx, findings, target, method)
-            expected_verdicts.append(m.ExpectedVerdict(target, None, None, reason, closest))
-    return m.StageVerdict(tuple(verdicts), tuple(expected_verdicts))
+            expected_verdicts.append(_new(_ExpectedVerdict, (target, None, None, reason, closest)))
+    return _new(m.StageVerdict, (tuple(verdicts), tuple(expected_verdicts)))
+
+
+# verdicts are named tuples built millions of times: made from their fields in order by tuple's own constructor, which
+# skips the Python-level __new__ every named tuple has (checked below: the field orders these calls rely on)
+_new = tuple.__new__
+_FindingVerdict, _ExpectedVerdict = m.FindingVerdict, m.ExpectedVerdict
+assert m.FindingVerdict._fields == ("finding", "category", "key_finding", "evidence", "quote_found", "duplicate_of")
+assert m.ExpectedVerdict._fields == ("expected", "finding", "evidence", "reason", "closest")
+assert m.StageVerdict._fields == ("findings", "expected")
 
 
 def _voluntary(ctx: CaseContext, finding: m.Finding, allowed: tuple[m.VoluntaryStrength, ...], method: MatchingMethod) -> bool:
@@ -265,114 +274,3 @@ def _why_missed(ctx, findings, target, method) -> tuple[str, str | None]:
                 reason = "rule.support"
             best_reason, best_id = reason, finding.id
     return best_reason, best_id
-
-
-def _assign(edges: dict[int, tuple[tuple[int, str], ...]]) -> dict[int, tuple[int, str]]:
-    """A maximum one-to-one assignment; ties go to more exact matches, then earlier findings, then earlier key entries."""
-    if len(edges) == len({targets[0][0] for targets in edges.values() if len(targets) == 1}):
-        # the usual answer: each finding matches one expected finding, and no two the same one: nothing to choose
-        return {fi: targets[0] for fi, targets in edges.items()}
-    result: dict[int, tuple[int, str]] = {}
-    for members in _components(edges):
-        if len(members) == 1 and len(edges[members[0]]) == 1:
-            result[members[0]] = edges[members[0]][0]
-            continue
-        result.update(_best_assignment(members, edges))
-    return result
-
-
-def _components(edges: dict[int, tuple[tuple[int, str], ...]]) -> list[list[int]]:
-    """The findings of each connected component of the bipartite graph, in finding order; findings sharing an expected finding meet."""
-    # the usual answer: each finding matches at most one expected finding, so a component is one expected finding and its findings
-    by_expected: dict[int, list[int]] = {}
-    for fi in sorted(edges):
-        if len(edges[fi]) != 1:
-            return _tangled_components(edges)
-        by_expected.setdefault(edges[fi][0][0], []).append(fi)
-    return list(by_expected.values())
-
-
-def _tangled_components(edges: dict[int, tuple[tuple[int, str], ...]]) -> list[list[int]]:
-    """Components when some finding matches several expected findings: union-find over the expected findings."""
-    parent: dict[int, int] = {}  # expected finding -> another in its component; the root points nowhere
-
-    def root(ei: int) -> int:
-        while ei in parent:
-            ei = parent[ei]
-        return ei
-
-    for targets in edges.values():
-        first = root(targets[0][0])
-        for ei, _ in targets[1:]:
-            other = root(ei)
-            if other != first:
-                parent[other] = first
-    components: dict[int, list[int]] = {}
-    for fi in sorted(edges):
-        components.setdefault(root(edges[fi][0][0]), []).append(fi)
-    return list(components.values())
-
-
-def _best_assignment(members: list[int], edges) -> dict[int, tuple[int, str]]:
-    if all(len(edges[fi]) == 1 for fi in members):
-        # several findings for one expected finding (the others are duplicates): the first exact one, else the first
-        winner = next((fi for fi in members if _RANK[edges[fi][0][1]] == 0), members[0])
-        return {winner: edges[winner][0]}
-    return _ranked_assignment(members, edges)
-
-
-def _ranked_assignment(members: list[int], edges) -> dict[int, tuple[int, str]]:
-    """The METHOD.md order as one minimum-cost assignment, found by successive shortest augmenting paths: polynomial in size.
-
-    Each edge costs -SIZE - EXACT·[exact] - (k - j)·K**(n-1-p) for the p-th finding of n taking the j-th of the component's
-    k expected findings (K = k + 1): a sum that ranks assignments by most matches, then most exact matches, then the
-    digits (expected finding taken, or k for none) of the findings in answer order, as the exhaustive comparison of
-    (-matches, -exact, order) does. Python's integers are exact at any size, and every assignment has its own cost, so
-    the cheapest is unique and no tie-break is left to the search.
-    """
-    targets = sorted({ei for fi in members for ei, _ in edges[fi]})
-    k, n = len(targets), len(members)
-    base = k + 1
-    exact_weight = base ** n  # above any sum of order digits
-    size_weight = exact_weight * (n + 2)  # above any difference in exact matches and order
-    column = {ei: j for j, ei in enumerate(targets)}
-    cost: list[dict[int, int]] = []
-    for p, fi in enumerate(members):
-        place = base ** (n - 1 - p)
-        cost.append({column[ei]: -size_weight - (exact_weight if _RANK[found] == 0 else 0) - (k - column[ei]) * place
-                     for ei, found in edges[fi]})
-    finding_of: list[int | None] = [None] * k  # finding position holding each expected finding
-    holds: list[int | None] = [None] * n  # expected column each finding holds
-    while True:
-        # cheapest residual path from a free finding to each expected finding (Bellman-Ford over the expected side: no
-        # negative cycle exists in the residual graph of a minimum-cost assignment, so k rounds settle it)
-        dist: list[int | None] = [None] * k
-        via: list[int | None] = [None] * k  # the finding that reaches the column on the cheapest path
-        for p in range(n):
-            if holds[p] is None:
-                for j, c in cost[p].items():
-                    if dist[j] is None or c < dist[j]:
-                        dist[j], via[j] = c, p
-        for _ in range(k):
-            changed = False
-            for j2 in range(k):
-                p2 = finding_of[j2]
-                if p2 is None or dist[j2] is None:
-                    continue
-                back = dist[j2] - cost[p2][j2]  # give up p2's column j2, then p2 takes another
-                for j, c in cost[p2].items():
-                    if j != j2 and (dist[j] is None or back + c < dist[j]):
-                        dist[j], via[j] = back + c, p2
-                        changed = True
-            if not changed:
-                break
-        ends = [j for j in range(k) if finding_of[j] is None and dist[j] is not None and dist[j] < 0]
-        if not ends:
-            break
-        j = min(ends, key=lambda j: dist[j])
-        while j is not None:  # flip the path back to the free finding it started from
-            p = via[j]
-            previous = holds[p]
-            holds[p], finding_of[j] = j, p
-            j = previous
-    return {members[p]: next(e for e in edges[members[p]] if column[e[0]] == j) for p, j in enumerate(holds) if j is not None}

@@ -94,30 +94,33 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
     # per measure, how many observations each (case version, repetition) took part in, and how many of those did not pass
     involved: dict[str, dict[tuple[str, int], int]] = {}
     not_passed: dict[str, dict[tuple[str, int], int]] = {}
-    case_flags: dict[tuple[str, int], set[str]] = defaultdict(set)
+    failed_cases: set[tuple[str, int]] = set()  # a case with a failed observation is BLOCK, else with a pending one PENDING
+    pending_cases: set[tuple[str, int]] = set()
     for measure, items in observed.items():
         counts = {m.PASSED: 0, m.FAILED: 0, m.PENDING: 0, m.DISMISSED: 0}
         plainly_passed = 0
         taking_part = involved[measure] = {}
         failing = not_passed[measure] = {}
+        part = taking_part.get
         for obs in items:
             if type(obs) is Passed:
                 count, cases = obs
                 plainly_passed += count
                 for case in cases:
-                    taking_part[case] = taking_part.get(case, 0) + count
+                    taking_part[case] = part(case, 0) + count
                 continue
-            result = obs.result
+            result = obs[5]
             counts[result] += 1
-            for case in obs.cases:
-                taking_part[case] = taking_part.get(case, 0) + 1
+            cases = obs[8]
+            for case in cases:
+                taking_part[case] = part(case, 0) + 1
             if result == m.PASSED:
                 continue
-            for case in obs.cases:
-                if result != m.DISMISSED:
+            if result != m.DISMISSED:
+                for case in cases:
                     failing[case] = failing.get(case, 0) + 1
-                case_flags[case].add(result)
-            observations.append(_public(obs))
+                (failed_cases if result == m.FAILED else pending_cases).update(cases)
+            observations.append(m.Observation(*obs[:_PUBLIC_FIELDS]))  # by position: an Observed begins with its fields
         counts[m.PASSED] += plainly_passed
         total = sum(counts.values())
         passed = counts[m.PASSED] + counts[m.DISMISSED]
@@ -128,29 +131,38 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
     per_case: dict[tuple[str, int], dict[str, tuple[int, int]]] = {}
     for measure in sorted(observed):  # a case result lists its measures by name
         failing = not_passed[measure]
+        missed = failing.get
         for case, count in involved[measure].items():
-            per_case.setdefault(case, {})[measure] = (count - failing.get(case, 0), count)
+            tallies = per_case.get(case)
+            if tallies is None:
+                tallies = per_case[case] = {}
+            tallies[measure] = (count - missed(case, 0), count)
     cases = []
+    empty: dict[str, tuple[int, int]] = {}
+    repetitions = range(1, run.repetitions + 1)
     for cv in case_versions:
-        for rep in range(1, run.repetitions + 1):
-            case = (cv.id, rep)
-            tallies = per_case.get(case, {})
-            flags = case_flags.get(case, set())
-            state = (m.BLOCK if m.FAILED in flags else m.PENDING_CONFIRMATION if m.PENDING in flags
+        cv_id = cv.id
+        for rep in repetitions:
+            case = (cv_id, rep)
+            tallies = per_case.get(case, empty)
+            state = (m.BLOCK if case in failed_cases else m.PENDING_CONFIRMATION if case in pending_cases
                      else m.PASS if tallies else m.NOT_OBSERVED)
-            cases.append(m.CaseResult(cv.id, rep, state, tallies))
-    order = {name: i for i, name in enumerate(MEASURES)}
-    observations.sort(key=lambda o: (order[o.measure], o.case_version, _rep_key(o.repetition), m.STAGES.index(o.stage), o.subject, o.reason))
+            cases.append(m.CaseResult(cv_id, rep, state, tallies if tallies is not empty else {}))
+    observations.sort(key=_observation_order)
     return m.RunResult(run.id, version, method_id, run_outcome([x.state for x in measures]), tuple(measures), tuple(cases), tuple(observations))
+
+
+_MEASURE_ORDER = {name: i for i, name in enumerate(MEASURES)}
+_STAGE_ORDER = {stage: i for i, stage in enumerate(m.STAGES)}
+
+
+def _observation_order(o: m.Observation) -> tuple:
+    """The results record's order of observations: measure, case version, repetition, stage, subject, reason."""
+    return (_MEASURE_ORDER[o.measure], o.case_version, _rep_key(o.repetition), _STAGE_ORDER[o.stage], o.subject, o.reason)
 
 
 def _rep_key(repetition: str) -> tuple[int, ...]:
     return tuple(map(int, repetition.split("-")))
-
-
-def _public(obs: Observed) -> m.Observation:
-    # by position (an Observed begins with an Observation's fields, checked below): twice as fast as naming each field
-    return m.Observation(*obs[:_PUBLIC_FIELDS])
 
 
 _PUBLIC_FIELDS = len(fields(m.Observation))

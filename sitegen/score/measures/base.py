@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Callable, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from sitegen.core import model as m
 from sitegen.score.matching import CaseContext, MatchingMethod, PreparedCases, judge_stage
@@ -136,6 +136,9 @@ class JudgedRun:
     verdicts: Mapping[tuple[str, int, str], m.StageVerdict]
     method: MatchingMethod
     rerun_verdict: Callable[[m.Answer, str], m.StageVerdict]
+    # each verdict's number in the run, the same for every repetition and stage that shares the verdict (equal findings
+    # are judged once): what a measure keys what it found out about a verdict by, so it looks at a shared one once
+    numbers: Mapping[tuple[str, int, str], int]
 
 
 def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: PreparedCases | None = None) -> JudgedRun:
@@ -148,36 +151,53 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
     stages = records.stages(run)
     answers: dict[tuple[str, int], m.Answer] = {}
     verdicts: dict[tuple[str, int, str], m.StageVerdict] = {}
+    numbers: dict[tuple[str, int, str], int] = {}
+    made = 0  # verdicts judged so far in the run
     for cv in case_versions:
-        judged_before: dict[str, list[tuple[tuple[m.Finding, ...], m.StageVerdict]]] = {stage: [] for stage in stages}
+        judged_before: dict[str, list[tuple[tuple[m.Finding, ...], tuple[m.StageVerdict, int]]]] = {stage: [] for stage in stages}
+        seen: list[tuple[m.EngineAnswer, tuple[tuple[m.StageVerdict, int], ...]]] = []  # each engine answer judged, with its verdicts
+        context = contexts[cv.id]
         for rep in range(1, run.repetitions + 1):
             answer = records.answers[(run.id, cv.id, rep)]
             answers[(cv.id, rep)] = answer
-            for stage in stages:
-                findings = answer.answer.stage_findings(stage)
-                verdict = _judged_before(judged_before[stage], findings)
-                if verdict is None:
-                    verdict = judge_stage(contexts[cv.id], findings, method)
-                    judged_before[stage].append((findings, verdict))
+            engine = answer.answer
+            # equal answers come from the spool as the very same object: then every stage's verdict is the one before
+            again = next((found for before, found in seen if before is engine), None)
+            if again is None:
+                found = []
+                for stage in stages:
+                    findings = engine.stage_findings(stage)
+                    numbered = _judged_before(judged_before[stage], findings)
+                    if numbered is None:
+                        numbered = (judge_stage(context, findings, method), made)
+                        made += 1
+                        judged_before[stage].append((findings, numbered))
+                    found.append(numbered)
+                again = tuple(found)
+                seen.append((engine, again))
+            for stage, (verdict, number) in zip(stages, again):
                 verdicts[(cv.id, rep, stage)] = verdict
+                numbers[(cv.id, rep, stage)] = number
     in_suite = set(suite.case_versions)
     pairs = tuple(p for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite)
 
     def rerun_verdict(answer: m.Answer, stage: str) -> m.StageVerdict:
         return judge_stage(contexts[answer.case_version], answer.rerun.stage_findings(stage), method)
 
-    return JudgedRun(run, stages, case_versions, pairs, contexts, answers, verdicts, method, rerun_verdict)
+    return JudgedRun(run, stages, case_versions, pairs, contexts, answers, verdicts, method, rerun_verdict, numbers)
 
 
-def _judged_before(judged: list[tuple[tuple[m.Finding, ...], m.StageVerdict]], findings: tuple[m.Finding, ...]) -> m.StageVerdict | None:
-    """The verdict already made on equal findings (an engine often repeats itself), or None; findings are frozen values.
+def _judged_before(judged: list[tuple[tuple[m.Finding, ...], tuple[m.StageVerdict, int]]],
+                   findings: tuple[m.Finding, ...]) -> tuple[m.StageVerdict, int] | None:
+    """The verdict already made on equal findings (an engine often repeats itself), with its number, or None; findings
+    are frozen values.
 
     The same verdict object then stands for every repetition that gave it, which the measures may use as a shortcut.
     Compared rather than hashed: a frozen dataclass's hash is computed anew each time, and unequal answers mostly differ early.
     """
-    for before, verdict in judged:
+    for before, numbered in judged:
         if before == findings:
-            return verdict
+            return numbered
     return None
 
 
@@ -187,22 +207,38 @@ def each_case(judged: JudgedRun) -> Iterator[tuple[m.CaseVersion, int]]:
             yield cv, rep
 
 
-def each_stage(judged: JudgedRun, measure: Measure | str, cv: m.CaseVersion, rep: int,
+def each_stage(judged: JudgedRun, measure: Measure | str, case_versions: Iterable[m.CaseVersion],
                problem: Callable[[m.StageVerdict], Reason | None], texts: Mapping[str, ReasonText],
                listed: bool) -> Iterator[Observed | Passed]:
-    """One observation per stage of a repetition: failed with the reason `problem` finds, if any, else passed."""
-    repetition, cases = str(rep), ((cv.id, rep),)
-    passed = 0
-    for stage in judged.stages:
-        found = problem(judged.verdicts[(cv.id, rep, stage)])
-        if found is not None:
-            yield failed(measure, cv.id, repetition, stage, "-", m.FAILED, found, texts, cases)
-        elif listed:
-            yield Observed(measure, cv.id, repetition, stage, "-", m.PASSED, "", "", cases, None)
-        else:
-            passed += 1
-    if passed:
-        yield Passed(passed, cases)
+    """One observation per stage of each repetition of these case versions: failed with the reason `problem` finds, if
+    any, else passed. A verdict standing for several repetitions (equal answers are judged once) is looked at once."""
+    verdicts, numbers, stages = judged.verdicts, judged.numbers, judged.stages
+    repetitions = range(1, judged.run.repetitions + 1)
+    found: dict[int, tuple[Reason, str] | None] = {}  # by the verdict's number: its reason and the record's detail
+    for cv in case_versions:
+        cv_id = cv.id
+        for rep in repetitions:
+            repetition, cases = str(rep), ((cv_id, rep),)
+            passed = 0
+            for stage in stages:
+                verdict = verdicts[(cv_id, rep, stage)]
+                key = numbers[(cv_id, rep, stage)]
+                if key in found:
+                    failure = found[key]
+                else:
+                    why = problem(verdict)
+                    failure = None if why is None else (why, texts[why.code].detail(why))
+                    if not listed:  # every observation listed keeps a reason of its own, as pack_reasons has always packed them
+                        found[key] = failure
+                if failure is not None:
+                    why, detail = failure
+                    yield Observed(measure, cv_id, repetition, stage, "-", m.FAILED, why.code, detail, cases, None, why)
+                elif listed:
+                    yield Observed(measure, cv_id, repetition, stage, "-", m.PASSED, "", "", cases, None)
+                else:
+                    passed += 1
+            if passed:
+                yield Passed(passed, cases)
 
 
 def failed(measure: str, case_version: str, repetition: str, stage: str, subject: str, result: str, why: Reason,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from sitegen.core import model as m
-from sitegen.score.measures.base import N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, each_case, each_stage, texts_of
+from sitegen.score.measures.base import N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, each_stage, texts_of
 
 REASONS = (
     ReasonText("flaw", N_("a flaw reported on a clean case"),
@@ -16,9 +16,8 @@ _TEXTS = texts_of(REASONS)
 
 def clean_case_flaws(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each stage of each repetition of a clean case version: no flaw may be reported."""
-    for cv, rep in each_case(judged):
-        if cv.clean:
-            yield from each_stage(judged, "CLEAN_CASE_FLAWS", cv, rep, _flaws_reported, _TEXTS, listed)
+    clean = [cv for cv in judged.case_versions if cv.clean]
+    yield from each_stage(judged, "CLEAN_CASE_FLAWS", clean, _flaws_reported, _TEXTS, listed)
 
 
 def _flaws_reported(verdict: m.StageVerdict) -> Reason | None:

@@ -59,21 +59,31 @@ def detail(result: str, why: Reason) -> str:
 
 def grounding(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each expected finding, per stage and repetition; a first miss waits for its rerun (reviewer stage: reviewer-expected only)."""
+    tallied: dict[int, tuple[int, list[m.ExpectedVerdict]]] = {}  # not listing: by the verdict's number (stage included)
     for cv, rep in each_case(judged):
         answer = judged.answers[(cv.id, rep)]
         repetition, cases = str(rep), ((cv.id, rep),)
         passed = 0
         for stage in judged.stages:
-            rerun = None
-            for ev in judged.verdicts[(cv.id, rep, stage)].expected:
-                if stage == m.REVIEWER and not ev.expected.reviewer_expected:
-                    continue
+            verdict = judged.verdicts[(cv.id, rep, stage)]
+            if listed:
+                observed = _observed_in(verdict, stage)
+            else:
+                # a verdict standing for several repetitions (equal answers are judged once) is counted once; its misses
+                # are looked at in every repetition, each with its own rerun
+                number = judged.numbers[(cv.id, rep, stage)]
+                tally = tallied.get(number)
+                if tally is None:
+                    observed = _observed_in(verdict, stage)
+                    tally = tallied[number] = (sum(ev.finding is not None for ev in observed),
+                                                             [ev for ev in observed if ev.finding is None])
+                passed += tally[0]
+                observed = tally[1]
+            rerun: list[m.StageVerdict] = []  # the rerun's verdict of this stage, judged on the first miss that needs it
+            for ev in observed:
                 if ev.finding is not None:
-                    if listed:
-                        # all fields by position: a large run makes millions of these, and keywords and defaults cost more than the tuple
-                        yield Observed("GROUNDING", cv.id, repetition, stage, ev.expected.id, m.PASSED, "", "", cases, None)
-                    else:
-                        passed += 1
+                    # all fields by position: a large run makes millions of these, and keywords and defaults cost more than the tuple
+                    yield Observed("GROUNDING", cv.id, repetition, stage, ev.expected.id, m.PASSED, "", "", cases, None)
                     continue
                 if answer.rerun is None:
                     yield _observed(cv.id, repetition, stage, ev, m.PENDING, miss_reason(ev), cases)
@@ -83,15 +93,22 @@ def grounding(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Pas
                     why = Reason("rerun.crashed", expected=ev.expected.id, miss=ev.reason, closest=ev.closest)
                     yield _observed(cv.id, repetition, stage, ev, m.PENDING, why, cases)
                     continue
-                if rerun is None:
-                    rerun = judged.rerun_verdict(answer, stage)
-                again = next(r for r in rerun.expected if r.expected.id == ev.expected.id)
+                if not rerun:
+                    rerun.append(judged.rerun_verdict(answer, stage))
+                again = next(r for r in rerun[0].expected if r.expected.id == ev.expected.id)
                 if again.finding is not None:
                     yield _observed(cv.id, repetition, stage, ev, m.DISMISSED, miss_reason(ev, rerun_finding=again.finding), cases)
                 else:
                     yield _observed(cv.id, repetition, stage, ev, m.FAILED, miss_reason(ev, rerun_finding=None), cases)
         if passed:
             yield Passed(passed, cases)
+
+
+def _observed_in(verdict: m.StageVerdict, stage: str) -> list[m.ExpectedVerdict]:
+    """The expected findings a stage is observed on: at the reviewer stage, only those the key expects a reviewer to report."""
+    if stage == m.REVIEWER:
+        return [ev for ev in verdict.expected if ev.expected.reviewer_expected]
+    return list(verdict.expected)
 
 
 def _observed(cv_id: str, repetition: str, stage: str, ev: m.ExpectedVerdict, result: str, why: Reason, cases) -> Observed:

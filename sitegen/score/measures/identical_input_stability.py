@@ -30,31 +30,35 @@ _TEXTS = texts_of(REASONS)
 def identical_input_stability(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each unordered pair of repetitions of one case version in one stage: same outcomes and counts."""
     repetitions = range(1, judged.run.repetitions + 1)
+    pairs = tuple(combinations(repetitions, 2))
+    all_verdicts, numbers = judged.verdicts, judged.numbers
+    signatures: dict[int, tuple] = {}  # by the verdict's number: one verdict stands for every repetition that gave it
     for cv in judged.case_versions:
+        cv_id = cv.id
         for stage in judged.stages:
-            verdicts = {rep: judged.verdicts[(cv.id, rep, stage)] for rep in repetitions}
-            signatures: dict[int, tuple] = {}
-            for i, j in combinations(repetitions, 2):
-                cases = ((cv.id, i), (cv.id, j))
-                if verdicts[i] is verdicts[j] or _signature_of(i, verdicts, signatures) == _signature_of(j, verdicts, signatures):
+            verdicts = {rep: all_verdicts[(cv_id, rep, stage)] for rep in repetitions}
+            for i, j in pairs:
+                cases = ((cv_id, i), (cv_id, j))
+                left, right = verdicts[i], verdicts[j]
+                if left is not right:
+                    a = signatures.get(numbers[(cv_id, i, stage)])
+                    if a is None:
+                        a = signatures[numbers[(cv_id, i, stage)]] = _signature(left)
+                    b = signatures.get(numbers[(cv_id, j, stage)])
+                    if b is None:
+                        b = signatures[numbers[(cv_id, j, stage)]] = _signature(right)
+                if left is right or a == b:
                     # equal answers are judged once, so nothing can differ; equal outcomes and counts are compared in one go
                     if listed:
-                        yield Observed("IDENTICAL_INPUT_STABILITY", cv.id, f"{i}-{j}", stage, "-", m.PASSED, "", "", cases, None)
+                        yield Observed("IDENTICAL_INPUT_STABILITY", cv_id, f"{i}-{j}", stage, "-", m.PASSED, "", "", cases, None)
                     else:
                         yield Passed(1, cases)
                     continue
-                differences = _differences(verdicts[i].expected, signatures[i], signatures[j])
+                differences = _differences(left.expected, a, b)
                 first = differences[0].key
                 why = Reason("outcome" if first.startswith("expected:") else f"count.{first}", repetitions=(i, j),
                              differences=differences)
-                yield failed("IDENTICAL_INPUT_STABILITY", cv.id, f"{i}-{j}", stage, "-", m.FAILED, why, _TEXTS, cases)
-
-
-def _signature_of(rep: int, verdicts: dict[int, m.StageVerdict], signatures: dict[int, tuple]) -> tuple:
-    """The repetition's signature, made once and only when a comparison needs it."""
-    if rep not in signatures:
-        signatures[rep] = _signature(verdicts[rep])
-    return signatures[rep]
+                yield failed("IDENTICAL_INPUT_STABILITY", cv_id, f"{i}-{j}", stage, "-", m.FAILED, why, _TEXTS, cases)
 
 
 def _signature(verdict: m.StageVerdict) -> tuple:

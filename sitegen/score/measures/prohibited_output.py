@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from sitegen.core import model as m
-from sitegen.score.measures.base import N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, each_case, each_stage, texts_of
+from sitegen.score.measures.base import N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, each_stage, texts_of
 
 REASONS = (
     ReasonText("prohibited", N_("a prohibited finding occurred"),
@@ -16,8 +16,7 @@ _TEXTS = texts_of(REASONS)
 
 def prohibited_output(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each stage of each repetition of any case version: no prohibited finding of the key may occur."""
-    for cv, rep in each_case(judged):
-        yield from each_stage(judged, "PROHIBITED_OUTPUT", cv, rep, _prohibited_found, _TEXTS, listed)
+    yield from each_stage(judged, "PROHIBITED_OUTPUT", judged.case_versions, _prohibited_found, _TEXTS, listed)
 
 
 def _prohibited_found(verdict: m.StageVerdict) -> Reason | None:

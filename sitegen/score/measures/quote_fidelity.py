@@ -17,26 +17,57 @@ _TEXTS = texts_of(REASONS)
 
 def quote_fidelity(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each quote the engine gave, in any finding of any stage: it must stand verbatim in the document."""
+    verdicts = judged.verdicts
+    looked_at: dict[int, tuple[int, list]] = {}  # not listing: by the verdict's number, its passed count and failures
     for cv, rep in each_case(judged):
         ctx = judged.contexts[cv.id]
         repetition, cases = str(rep), ((cv.id, rep),)
         passed = 0
         for stage in judged.stages:
-            for v in judged.verdicts[(cv.id, rep, stage)].findings:
+            verdict = verdicts[(cv.id, rep, stage)]
+            if not listed:
+                # a verdict standing for several repetitions (equal answers are judged once) is looked at once
+                number = judged.numbers[(cv.id, rep, stage)]
+                seen = looked_at.get(number)
+                if seen is None:
+                    seen = looked_at[number] = _looked_at(ctx, verdict)
+                passed += seen[0]
+                for subject, why, detail, quote in seen[1]:
+                    yield Observed("QUOTE_FIDELITY", cv.id, repetition, stage, subject, m.FAILED, why.code, detail, cases,
+                                   quote, why)
+                continue
+            for v in verdict.findings:
                 quote = v.finding.quote
                 if quote is None:
                     continue
                 if v.quote_found:
-                    if listed:
-                        yield Observed("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id, m.PASSED, "", "", cases, ctx.collapsed(quote))
-                    else:
-                        passed += 1
+                    yield Observed("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id, m.PASSED, "", "", cases, ctx.collapsed(quote))
                     continue
-                why = Reason("quote.empty" if quotes_nothing(ctx.collapsed(quote)) else "quote.not-found", finding=v.finding.id, quote=quote)
+                why = _why(ctx, v)
                 yield failed("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id, m.FAILED, why, _TEXTS, cases,
                              ctx.collapsed(quote))
         if passed:
             yield Passed(passed, cases)
+
+
+def _looked_at(ctx, verdict: m.StageVerdict) -> tuple[int, list]:
+    """One stage's quotes: how many stand in the document, and (finding, reason, detail, collapsed quote) of the others."""
+    passed, failures = 0, []
+    for v in verdict.findings:
+        quote = v.finding.quote
+        if quote is None:
+            continue
+        if v.quote_found:
+            passed += 1
+            continue
+        why = _why(ctx, v)
+        failures.append((v.finding.id, why, _TEXTS[why.code].detail(why), ctx.collapsed(quote)))
+    return passed, failures
+
+
+def _why(ctx, v: m.FindingVerdict) -> Reason:
+    quote = v.finding.quote
+    return Reason("quote.empty" if quotes_nothing(ctx.collapsed(quote)) else "quote.not-found", finding=v.finding.id, quote=quote)
 
 
 MEASURE = Measure("QUOTE_FIDELITY", N_("Quotes are verbatim"), quote_fidelity, REASONS, example_case="figure-without-document")

@@ -1,0 +1,39 @@
+"""JudgedRun.numbers: a verdict's number in its run, the same exactly where repetitions share the verdict (base.judge_run)."""
+
+from sitegen.core import model as m
+from sitegen.score.matching import method_for
+from sitegen.score.measures.base import judge_run
+
+from factories import case_version, engine, expected, finding, records
+
+
+def judged(answers, repetitions):
+    cvs = (case_version("cv", expected_findings=(expected(),)), case_version("cv2", expected_findings=(expected(),)))
+    base = records(cvs, answers, merge=True, repetitions=repetitions)
+    return judge_run(base, base.run("run"), method_for(6))
+
+
+def test_repetitions_with_equal_findings_share_one_number_and_others_do_not():
+    hit, miss = finding(), finding(id="f2", rule="R-2")
+    same = engine([hit], report=[hit])
+    answers = {("cv", 1): (same, None), ("cv", 2): (engine([hit], report=[hit]), None),  # equal, another object
+               ("cv", 3): (engine([miss], report=[hit]), None),  # the reviewer stage differs, the report is equal
+               ("cv2", 1): (same, None), ("cv2", 2): (same, None), ("cv2", 3): (same, None)}
+    run = judged(answers, 3)
+    numbers = run.numbers
+    assert numbers[("cv", 1, m.REVIEWER)] == numbers[("cv", 2, m.REVIEWER)] != numbers[("cv", 3, m.REVIEWER)]
+    assert numbers[("cv", 1, m.REPORT)] == numbers[("cv", 2, m.REPORT)] == numbers[("cv", 3, m.REPORT)]
+    assert numbers[("cv", 1, m.REVIEWER)] != numbers[("cv", 1, m.REPORT)]  # a stage's verdict is its own
+    assert numbers[("cv2", 1, m.REVIEWER)] != numbers[("cv", 1, m.REVIEWER)]  # so is another case version's
+    assert len({numbers[("cv2", rep, m.REPORT)] for rep in (1, 2, 3)}) == 1
+
+
+def test_a_number_names_one_verdict_and_a_verdict_one_number():
+    a, b = finding(), finding(id="f2", quote="något annat")
+    answers = {("cv", 1): (engine([a], report=[a]), None), ("cv", 2): (engine([b], report=[a]), None),
+               ("cv2", 1): (engine([a, b], report=[b]), None), ("cv2", 2): (engine([a, b], report=[b]), None)}
+    run = judged(answers, 2)
+    assert run.numbers.keys() == run.verdicts.keys()
+    for k in run.verdicts:
+        for j in run.verdicts:
+            assert (run.numbers[k] == run.numbers[j]) == (run.verdicts[k] is run.verdicts[j]), (k, j)
