@@ -92,19 +92,16 @@ def seal_run(records: m.Records, run_id: str, *, cases: Mapping[str, Mapping[str
     pairs = {p.id: digest({"kind": p.kind, "versions": list(p.versions), "rules_differ": p.rules_differ})
              for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite}
     answers: dict[str, dict[str, str]] = {}
-    # equal answers recur across repetitions, and unpacking makes each the very same object (spool._Unpacker): digest
-    # each once, found by identity rather than by hashing it whole; the objects stay in `seen`, so no identity is reused
-    seen: dict[tuple[int, int], tuple[str, m.EngineAnswer | None, m.EngineAnswer | None]] = {}
+    seen: dict[tuple, str] = {}  # equal answers recur across repetitions: digest each distinct one once
     for cv in suite.case_versions:
         for rep in range(1, run.repetitions + 1):
             answer = records.answers.get((run.id, cv, rep))
             if answer is None:
                 continue
-            same = (id(answer.answer), id(answer.rerun))
-            known = seen.get(same)
-            if known is None:
-                known = seen[same] = (digest(answer_form(answer)), answer.answer, answer.rerun)
-            answers.setdefault(cv, {})[str(rep)] = known[0]
+            same = (answer.answer, answer.rerun)
+            if same not in seen:
+                seen[same] = digest(answer_form(answer))
+            answers.setdefault(cv, {})[str(rep)] = seen[same]
     fields = {path: digest(getattr(run, attribute)) for path, attribute in RUN_FIELDS}
     return m.Seal(fields, records.setups[run.setup].fingerprint, case_versions, pairs, answers)
 
