@@ -12,6 +12,7 @@ from sitegen.changelog.changes import Changelog, build_changelog
 from sitegen.core import model as m
 from sitegen.core.collector import collector_paused, frozen_when_made
 from sitegen.core.errors import Diagnostic, PublicationError, RecordsError, UsageError
+from sitegen.load.answercache import CheckedAnswers
 from sitegen.load.publications import read_publications
 from sitegen.load.records import load_records
 from sitegen.load.schema import schema_files
@@ -98,15 +99,16 @@ def check_sources() -> None:
                              "so install it from a checkout with `pip install -e .`")
 
 
-def load_phase(records_dir: Path, *, jobs: int = 1) -> m.Records:
-    """Load and validate the records; when they do not load, the results record's own problems come in the same run.
+def load_phase(records_dir: Path, *, jobs: int = 1, cache: CheckedAnswers | None = None) -> m.Records:
+    """Load and validate the records (with `cache`, answers files checked before are taken as kept); when they do not
+    load, the results record's own problems come in the same run.
 
     The loaded records live as long as the process: made with the collector paused, then frozen out of its sight,
     and so is every run unpacked later (the pages read them many times).
     """
     try:
         with frozen_when_made():
-            return load_records(Path(records_dir), jobs=jobs, unpacking=frozen_when_made)
+            return load_records(Path(records_dir), jobs=jobs, unpacking=frozen_when_made, answers_cache=cache)
     except RecordsError as exc:
         raise RecordsError(exc.diagnostics + _results_problems(Path(records_dir))) from None
 
@@ -128,9 +130,19 @@ def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1, ca
         return verify_published(records, recorded, jobs=jobs, cache=cache)
 
 
-def verified_cache(cache: PageCache) -> VerifiedRuns:
-    """The runs verified before, kept in the folder of a cache found to be sitegen's, keyed with sitegen's own code."""
-    return VerifiedRuns(cache.root / "verified", folders_digest(SOURCES[0]))
+@dataclass(frozen=True)
+class CheckedBefore:
+    """What a cache found to be sitegen's keeps of the checks: answers files checked and runs verified, keyed with
+    sitegen's own code (digested once per build)."""
+
+    answers: CheckedAnswers
+    verified: VerifiedRuns
+
+
+def checked_cache(cache: PageCache) -> CheckedBefore:
+    """The answers files checked and the runs verified before, kept in the folder of a cache found to be sitegen's."""
+    source = folders_digest(SOURCES[0])
+    return CheckedBefore(CheckedAnswers(cache.root / "answers", source), VerifiedRuns(cache.root / "verified", source))
 
 
 def changelog_phase(records: m.Records) -> Changelog:
@@ -184,17 +196,17 @@ def provenance_phase(records_dir: Path, recorded: Mapping[str, m.RunResult], pub
 
 
 def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: int = 1,
-                  signing_key: Path | None = None, verified: VerifiedRuns | None = None) -> Checked:
-    """Load, validate, verify results (with `verified`, only the runs not verified before), check publication rules, build
-    the changelog and the catalogs; raise on any problem."""
+                  signing_key: Path | None = None, before: CheckedBefore | None = None) -> Checked:
+    """Load, validate, verify results (with `before`, only the answers files not checked and the runs not verified
+    before), check publication rules, build the changelog and the catalogs; raise on any problem."""
     say = progress or (lambda phase, detail="": None)
     check_sources()
     say("load", str(records_dir))
-    records = load_phase(Path(records_dir), jobs=jobs)
+    records = load_phase(Path(records_dir), jobs=jobs, cache=before.answers if before else None)
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
     recorded = recorded_phase(records, Path(records_dir))
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
-    verified = verify_phase(records, recorded, jobs=jobs, cache=verified)
+    verified = verify_phase(records, recorded, jobs=jobs, cache=before.verified if before else None)
     downloads = downloads_phase(records)
     changelog = changelog_phase(records)
     hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
@@ -284,7 +296,7 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
     elif pages_cache is not None and progress:
         progress("cache", f"{cache} is not a sitegen cache (no {pages_cache.root.name}/CACHEDIR.TAG of sitegen's): not used")
     checked = check_records(Path(records_dir), progress=progress, jobs=jobs, signing_key=signing_key,
-                            verified=verified_cache(pages_cache) if inputs is not None else None)
+                            before=checked_cache(pages_cache) if inputs is not None else None)
     with staging(target) as folder:
         previous = target if is_site(target) else None  # its unchanged files are linked, not written again
         pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder, previous),

@@ -17,6 +17,7 @@ import factories as f
 import pytest
 
 import sitegen.build as build
+import sitegen.load.answers as answers_module
 import sitegen.render.plan as plan
 import sitegen.score.verify as verify
 from sitegen.cli import main
@@ -581,3 +582,19 @@ def test_with_detail_runs_a_run_that_a_newer_run_displaces_loses_its_list_pages_
         shown = sorted(p.name for p in (full / "en" / "runs" / "r1").glob("observations-*.html"))
         assert shown == ([] if state is both else kept)
         shutil.rmtree(full)
+
+
+def test_a_run_added_with_its_own_answers_file_reads_only_that_file_again(workspace, monkeypatch):
+    """The answers files checked before come from the cache (load/answercache.py): only the file whose key changed (the
+    new run's, now published) is decoded and checked again, and the site is the one a full build writes."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    build.build_site(ws["records"], out, cache=cache)
+    read = []
+    original = answers_module._read_answers
+    monkeypatch.setattr(answers_module, "_read_answers", lambda root, name, *a, **k: read.append(name) or original(root, name, *a, **k))
+    _toggle_run(ws, random.Random(0), 0)
+    build.build_site(ws["records"], out, cache=cache)
+    assert read == ["answers-hidden.json"]
+    monkeypatch.setattr(answers_module, "_read_answers", original)
+    assert tree(out) == tree(_full_build(ws))

@@ -12,6 +12,7 @@ from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic
 from sitegen.core.errors import did_you_mean as _hint
 from sitegen.core.workers import ordered_map
+from sitegen.load.answercache import CheckedAnswers
 from sitegen.load.jsonread import JsonText, NotStreamable, read_json_text
 from sitegen.load.reading import Collector, read_file
 from sitegen.load.schema import checked_items
@@ -150,35 +151,99 @@ def _read_one(context: AnswersContext, task: AnswersTask, out: Collector, files:
 
 
 def read_answers_here(context: AnswersContext, tasks: tuple[AnswersTask, ...], out: Collector, files: dict[str, m.SourceFile],
-                       answers: AnswerSpool) -> list[str]:
-    """Every answers file in this process; the names of those that could not be read."""
+                       answers: AnswerSpool, cache: CheckedAnswers | None = None) -> list[str]:
+    """Every answers file in this process (with `cache`, those checked before as they were kept); the names of those
+    that could not be read."""
     broken = []
     shared = _Shared()
     for task in tasks:
+        hit = _cached(context, task, cache, answers)
+        if hit is not None:
+            _take(hit, task.name, out, files, answers)
+            continue
         # one answers file at a time, one answer at a time: only this file's answers are alive, then they are packed
+        before = len(out.diagnostics)
         read = _read_one(context, task, out, files, answers, shared)
-        if read is not None:
-            answers.add(read.values())
         if read is None:
             broken.append(task.name)
+            continue
+        packed = pack_answers(read.values())
         del read
+        answers.add_packed(packed)
+        if len(out.diagnostics) == before:
+            _keep(context, task, cache, files.get(task.name), packed)
     return broken
 
 
 def read_answers_apart(context: AnswersContext, tasks: tuple[AnswersTask, ...], out: Collector, files: dict[str, m.SourceFile],
-                        answers: AnswerSpool, *, jobs: int) -> list[str]:
-    """Every answers file in forked workers, taken in file order; the names of those that could not be read.
+                        answers: AnswerSpool, *, jobs: int, cache: CheckedAnswers | None = None) -> list[str]:
+    """Every answers file in forked workers (with `cache`, only those not checked before), taken in file order; the names
+    of those that could not be read.
 
     A worker checks its file against the records but not against the other answers files. Should one of its answers
     already stand in an earlier file, the file is read again here, against those, so the problems are as with one process.
     """
+    hits = {task.name: _cached(context, task, cache, None) for task in tasks} if cache is not None else {}
+    fresh = ordered_map(_read_in_worker, [t for t in tasks if hits.get(t.name) is None], jobs=jobs, context=context)
     broken = []
-    for task, read in zip(tasks, ordered_map(_read_in_worker, tasks, jobs=jobs, context=context)):
+    for task in tasks:
+        read = hits.get(task.name)
+        kept = read is not None
+        if read is None:
+            read = next(fresh)
         if read.packed is not None and _any_earlier(read.packed, answers):
-            read = _read_packed(context, task, answers)
+            read, kept = _read_packed(context, task, answers), False
         if not _take(read, task.name, out, files, answers):
             broken.append(task.name)
+        elif not kept and not read.diagnostics:
+            _keep(context, task, cache, read.source, read.packed)
     return broken
+
+
+def _cached(context: AnswersContext, task: AnswersTask, cache: CheckedAnswers | None, earlier: AnswerSpool | None) -> _AnswersRead | None:
+    """An answers file as it was kept when checked before, if its bytes, the facts its checks read and (unless `earlier`
+    is None) the answers read so far let it stand as read afresh; otherwise None, and the file is read afresh."""
+    if cache is None or None in (context.runs, context.suites, context.case_versions, context.setups):
+        return None
+    path = context.root / task.name
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    source = m.SourceFile(str(path), hashlib.sha256(data).hexdigest(), len(data))
+    del data
+    kept = cache.get(cache.key(task.name, source.sha256, task.published, task.internal), task.name)
+    if kept is None or kept[0] != context_facts(context, kept[1]) or (earlier is not None and _any_earlier(kept[1], earlier)):
+        return None
+    return _AnswersRead(source, (), kept[1])
+
+
+def _keep(context: AnswersContext, task: AnswersTask, cache: CheckedAnswers | None, source: m.SourceFile | None,
+          packed: tuple[PackedRun, ...]) -> None:
+    """Keep an answers file found clean, with the facts it was checked against."""
+    if cache is None or source is None or None in (context.runs, context.suites, context.case_versions, context.setups):
+        return
+    cache.put(cache.key(task.name, source.sha256, task.published, task.internal), context_facts(context, packed), packed)
+
+
+def context_facts(context: AnswersContext, packed: tuple[PackedRun, ...]) -> tuple:
+    """What checking a file's answers against the other records reads of those records (_answers, _engine_answer's
+    merge): per run, whether it exists, the fields the checks use and its setup's merge; which of its case versions the
+    cases record lacks and which its suite lacks. Equal bytes and equal facts give equal problems."""
+    facts = []
+    for part in packed:
+        run = context.runs.get(part.run)
+        cvs = {cv for cv, _, _ in part.keys}
+        unknown = tuple(sorted(cvs.difference(context.case_versions)))
+        if run is None:
+            facts.append((part.run, None, unknown, None))
+            continue
+        suite = context.suites.get((run.suite, run.suite_version))
+        setup = context.setups.get(run.setup)
+        facts.append((part.run, (run.published, run.suite, run.suite_version, run.repetitions, run.status, run.setup,
+                                 None if setup is None else setup.merge),
+                      unknown, None if suite is None else tuple(sorted(cvs.difference(suite.case_versions)))))
+    return tuple(facts)
 
 
 def _read_packed(context: AnswersContext, task: AnswersTask, earlier: AnswerSpool) -> _AnswersRead:

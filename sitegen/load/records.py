@@ -12,6 +12,7 @@ from typing import Callable, ContextManager
 from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic, RecordsError
 from sitegen.core.errors import did_you_mean as _hint
+from sitegen.load.answercache import CheckedAnswers
 from sitegen.load.answers import AnswersContext, AnswersTask, check_completeness, read_answers_apart, read_answers_here
 from sitegen.load.entries import load_entries
 from sitegen.load.jsonread import JsonText
@@ -29,16 +30,19 @@ CHANGELOG_DIR = "changelog"
 RESERVED_RUN_IDS = frozenset({"index"})
 
 
-def load_records(root: Path | str, *, jobs: int = 1, unpacking: Callable[[], ContextManager] = nullcontext) -> m.Records:
+def load_records(root: Path | str, *, jobs: int = 1, unpacking: Callable[[], ContextManager] = nullcontext,
+                 answers_cache: CheckedAnswers | None = None) -> m.Records:
     """Load and cross-check every records file under root; raise RecordsError listing every problem.
 
     With jobs > 1 the answers files are read in that many forked processes; records and problems are the same for any jobs.
     `unpacking` wraps each unpacking of a run's answers (the caller's collector policy: see core/collector.py).
+    With `answers_cache`, an answers file checked before with the same bytes and facts is taken as it was kept
+    (load/answercache.py); records and problems are the same with or without it.
     """
-    return _load(Path(root), jobs, unpacking)
+    return _load(Path(root), jobs, unpacking, answers_cache)
 
 
-def _load(root: Path, jobs: int, unpacking: Callable[[], ContextManager]) -> m.Records:
+def _load(root: Path, jobs: int, unpacking: Callable[[], ContextManager], cache: CheckedAnswers | None = None) -> m.Records:
     out = Collector()
     files: dict[str, m.SourceFile] = {}
     require_folder(root)
@@ -73,9 +77,9 @@ def _load(root: Path, jobs: int, unpacking: Callable[[], ContextManager]) -> m.R
         tasks = tuple(AnswersTask(name, internal if name in published_names else frozenset(), name in published_names)
                       for name in _readable_answers(config, root))
         if jobs > 1 and len(tasks) > 1:
-            broken_answers = read_answers_apart(context, tasks, out, files, answers, jobs=jobs)
+            broken_answers = read_answers_apart(context, tasks, out, files, answers, jobs=jobs, cache=cache)
         else:
-            broken_answers = read_answers_here(context, tasks, out, files, answers)
+            broken_answers = read_answers_here(context, tasks, out, files, answers, cache)
         if not broken_answers and runs is not None and context.suites is not None:
             check_completeness(runs_doc, runs, answers, context.suites, out)
     _note_waiting(root, out, config=config_doc is not None, setups=setups_doc is not None, runs=runs_doc is not None,
