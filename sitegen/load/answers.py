@@ -203,7 +203,7 @@ def read_answers_apart(context: AnswersContext, tasks: tuple[AnswersTask, ...], 
 def _cached(context: AnswersContext, task: AnswersTask, cache: CheckedAnswers | None, earlier: AnswerSpool | None) -> _AnswersRead | None:
     """An answers file as it was kept when checked before, if its bytes, the facts its checks read and (unless `earlier`
     is None) the answers read so far let it stand as read afresh; otherwise None, and the file is read afresh."""
-    if cache is None or None in (context.runs, context.suites, context.case_versions, context.setups):
+    if not _cacheable(context, cache):
         return None
     path = context.root / task.name
     try:
@@ -221,9 +221,14 @@ def _cached(context: AnswersContext, task: AnswersTask, cache: CheckedAnswers | 
 def _keep(context: AnswersContext, task: AnswersTask, cache: CheckedAnswers | None, source: m.SourceFile | None,
           packed: tuple[PackedRun, ...]) -> None:
     """Keep an answers file found clean, with the facts it was checked against."""
-    if cache is None or source is None or None in (context.runs, context.suites, context.case_versions, context.setups):
+    if source is None or not _cacheable(context, cache):
         return
     cache.put(cache.key(task.name, source.sha256, task.published, task.internal), context_facts(context, packed), packed)
+
+
+def _cacheable(context: AnswersContext, cache: CheckedAnswers | None) -> bool:
+    """Whether answers files can be taken from or kept in `cache`: there is one, and every record the checks read loaded."""
+    return cache is not None and None not in (context.runs, context.suites, context.case_versions, context.setups)
 
 
 def context_facts(context: AnswersContext, packed: tuple[PackedRun, ...]) -> tuple:
