@@ -164,7 +164,12 @@ class Acceptor:
     def object_lines(self, schema: dict) -> list[str]:
         lines = []
         required = schema.get("required", ())
-        if required:
+        properties = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        exact = extra is False and frozenset(required) == frozenset(properties)  # every field required, no other allowed
+        if exact:
+            lines += [f"if v.keys() != {self.constant(frozenset(properties))}:", "    return False"]
+        elif required:
             lines += [f"if not {self.constant(frozenset(required))} <= v.keys():", "    return False"]
         if "minProperties" in schema:
             lines += [f"if len(v) < {int(schema['minProperties'])}:", "    return False"]
@@ -173,11 +178,9 @@ class Acceptor:
             if "enum" not in names:
                 return ["return False"]
             lines += [f"if not {self.constant(frozenset(names['enum']))} >= v.keys():", "    return False"]
-        properties = schema.get("properties", {})
-        extra = schema.get("additionalProperties", True)
         # each property looked up by its name, not each key compared with every name: a record's objects are checked by
         # the hundred thousand, and a finding has ten properties
-        if extra is False:
+        if extra is False and not exact:
             lines += [f"if not v.keys() <= {self.constant(frozenset(properties))}:", "    return False"]
         for key, sub in properties.items():
             name = self.constant(key)
