@@ -116,14 +116,20 @@ class Acceptor:
         if "const" in schema:
             return f"{var} == {self.constant(schema['const'])}"
         if "enum" in schema:
-            return f"(not isinstance({var}, (dict, list, bool)) and {var} in {self.constant(frozenset(schema['enum']))})"
+            allowed = self.constant(frozenset(schema["enum"]))
+            if all(type(choice) is str for choice in schema["enum"]):  # only a string equals a string
+                return f"(type({var}) is str and {var} in {allowed})"
+            return f"(not isinstance({var}, (dict, list, bool)) and {var} in {allowed})"
         parts = []
         if "type" in schema:
             parts.append(self.type_expression(schema, var))
         if "minLength" in schema:
             parts.append(f"len({var}) >= {int(schema['minLength'])}")
         if "maxLength" in schema:
-            parts.append(f"(type({var}) is not str or len({var}) <= {int(schema['maxLength'])})")
+            if schema.get("type") == "string":  # the type test before it passed
+                parts.append(f"len({var}) <= {int(schema['maxLength'])}")
+            else:
+                parts.append(f"(type({var}) is not str or len({var}) <= {int(schema['maxLength'])})")
         if "pattern" in schema:
             parts.append(self.matches(schema["pattern"], var))
         if "minimum" in schema:
