@@ -61,6 +61,7 @@ def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: Collector, *, me
         if reviewer["id"] in reviewer_ids:
             out.at(doc, f"{pointer}/reviewers/{r_index}/id", f'duplicate reviewer id "{reviewer["id"]}"', "record.duplicate-id")
         reviewer_ids.add(reviewer["id"])
+        label = f"reviewer {reviewer['id']}"  # once per reviewer, not per finding: it is named only when an id recurs
         findings = []
         for f_index, f in enumerate(reviewer["findings"]):
             fid = f["id"]
@@ -68,7 +69,7 @@ def _engine_answer(doc: JsonText, pointer: str, raw: dict, out: Collector, *, me
                 out.at(doc, f"{pointer}/reviewers/{r_index}/findings/{f_index}/id",
                        f'duplicate finding id "{fid}" (first at {ids[fid]})', "record.duplicate-id")
             else:
-                ids[fid] = f"reviewer {reviewer['id']}"
+                ids[fid] = label
             location = f["location"]
             if location and location["lines"][0] > location["lines"][1]:
                 out.at(doc, f"{pointer}/reviewers/{r_index}/findings/{f_index}/location/lines",
