@@ -70,6 +70,7 @@ class RepetitionInput:
 
         Observations that differ only in their stage, with the same result, measure, repetitions, subject and reason, are
         listed once naming each stage: a stability difference is mostly found in the reviewers' answer and in the report.
+        Where they are explained under another repetition, their reasons need not be the same: this one only links there.
         """
         mine = str(self.repetition)
         out: list[list] = []
@@ -79,7 +80,8 @@ class RepetitionInput:
             reason = self.reasons.get(o)
             section = (repetition_anchor(self.repetition, o.stage), o.stage)
             # alike as the repetition explaining it sees them, so each repetition lists the observation the same way
-            same = (o.result, o.measure, o.repetition, o.subject, under, reason, o.detail if reason is None else None)
+            # one explained under another repetition is only linked there, so its reason does not set it apart
+            same = (o.result, o.measure, o.repetition, o.subject, under) + ((reason, o.detail if reason is None else None) if under is None else (None, None))
             for entry in out:
                 if entry[5] == same and all(stage != o.stage for _, stage in entry[1]):
                     entry[1].append(section)
@@ -153,18 +155,16 @@ class CaseRows:
         self._expected: dict[tuple, tuple[str, ...]] = {}
         self._findings: dict[tuple, Any] = {}
         self._again: dict[tuple, Any] = {}
-        self._matched: dict[tuple, tuple[str, ...]] = {}
 
     def tables(self, verdict: StageVerdict, stage: str, section_id: str, reviewers: Mapping[str, str],
                marks: Mapping[tuple[str, str], str], earlier: Mapping[tuple[str, str], tuple[str, str]]) -> Markup:
         """A stage's verdicts against the key, joined here from their remembered rows (a loop in the template cost several
-        template calls per row, on the build's most numerous pages): the expected findings that were matched in one line
-        linking each to the finding that matched it, whose row says how; a table of those missed, with why; the findings."""
+        template calls per row, on the build's most numerous pages): how many expected findings were matched, in one line
+        (each matched finding's row names the expected finding and the evidence); a table of those missed, with why; the findings."""
         out: list[str] = []
         matched = [e for e in verdict.expected if e.finding is not None]
         if matched:
-            out += ('<p class="matched">', self._words.matched_lead[(len(matched), len(verdict.expected))], " ",
-                    ", ".join(self.matched(section_id, e) for e in matched), "</p>\n")
+            out += ('<p class="matched">', self._words.matched_lead[(len(matched), len(verdict.expected))], "</p>\n")
         missed = [e for e in verdict.expected if e.finding is None]
         if missed:
             out += (self._words.expected_open[section_id], "\n")
@@ -190,12 +190,6 @@ class CaseRows:
         rendered text can contain (a bare "<" is always escaped, and the templates never write "<§"), then split there.
         """
         return _in_section(self._expected, (verdict, mark), section_id, lambda: self._macros.expected_row(verdict, _SECTION, mark))
-
-    def matched(self, section_id: str, verdict: Any) -> Any:
-        """An expected finding the stage matched, named with the finding that matched it: rendered once per pair of ids,
-        the section's id put in after, as in `expected`."""
-        key = (verdict.expected.id, verdict.finding)
-        return _in_section(self._matched, key, section_id, lambda: self._macros.matched_item(*key, _SECTION))
 
     def finding(self, verdict: Any, stage: str, reviewers: Mapping[str, str]) -> Any:
         """A finding's row after its opening tag, which is the only part that names the section.
