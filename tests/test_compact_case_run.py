@@ -40,35 +40,50 @@ def stage_sections(html: str) -> dict[str, str]:
     return {sid: body for sid, body in re.findall(r'<section id="(r\d+(?:-rerun)?-[a-z]+)"[^>]*class="stage">(.*?)</section>', html, re.S)}
 
 
-def test_a_matched_expected_finding_is_named_once_with_the_finding_that_matched_it_and_has_no_row_of_its_own(site):
-    """Its row said "matched" and named the finding, whose own row says the same with the evidence: one line names
-    it now, linked to that row. Every expected finding of a stage is still accounted for: matched in the line, or
-    missed in a row that says why."""
+def test_a_matched_expected_finding_is_named_in_the_row_of_the_finding_that_matched_it_and_has_no_row_of_its_own(site):
+    """Its row said "matched" and named the finding, whose own row says the same with the evidence; a line named each
+    pair again. Now the stage's line only counts them, and the finding's row names the expected finding it matched.
+    Every expected finding of a stage is still accounted for: matched in a finding's row, or missed in a row that says why."""
     html = read(site, "en/" + PAGE)
     r1 = stage_sections(html)["r1-reviewer"]
     line = re.search(r'<p class="matched">(.*?)</p>', r1, re.S).group(1)
-    named = re.findall(r'<code>([^<]+)</code> by <a href="#r1-reviewer-f-([^"]+)"><code>\2</code></a>', line)
-    assert ("checker-missing", named[0][1]) in named, line
+    assert re.fullmatch(r"(The key's one expected finding matched|All \d+ expected findings of the key matched|\d+ of the key's \d+ expected findings? matched)\.", line), line
     assert '<tr id="r1-reviewer-checker-missing">' not in html
-    # the finding linked to has its row, which says it matched that expected finding
-    row = html[html.index(f'<tr id="r1-reviewer-f-{named[0][1]}">'):]
-    row = row[: row.index("</tr>")]
-    assert "matched" in row and 'href="index.html#key-checker-missing"' in row
+    # a finding's row says it matched that expected finding, linked to its key row on the case page
+    rows = re.findall(r'<tr id="r1-reviewer-f-[^"]+">(.*?)</tr>', r1, re.S)
+    assert any("matched" in row and 'href="index.html#key-checker-missing"' in row for row in rows), r1
     # in the second repetition the same expected finding was missed: a row that says why
-    assert '<tr id="r2-reviewer-checker-missing">' in html and "checker-missing by" not in stage_sections(html)["r2-reviewer"]
+    assert '<tr id="r2-reviewer-checker-missing">' in html
     sv = read(site, "sv/" + PAGE)
-    assert re.search(r"förväntade fynd (i facit )?hittades: <code>checker-missing</code> av <a href=", sv), "Swedish"
+    assert re.search(r"förväntade fynd (i facit )?hittades\.</p>", sv), "Swedish"
 
 
-def test_every_expected_finding_of_every_judged_stage_is_either_named_matched_or_has_a_missed_row(site):
+def matched_in_rows(html: str, body: str, sid: str) -> set[str]:
+    """The expected findings a stage's findings matched, by their rows' verdict cells; a row judged and worded as an
+    earlier row of the page has that row's verdict."""
+    found = set()
+    for row in re.findall(rf'<tr id="{sid}-f-[^"]+">(.*?)</tr>', body, re.S):
+        alike = re.search(r'<td colspan="2" class="again">[^<]*<a href="#([^"]+)">', row)
+        if alike:
+            row = re.search(rf'<tr id="{alike.group(1)}">(.*?)</tr>', html, re.S).group(1)
+            assert 'class="again"' not in row, alike.group(1)
+        verdict = re.search(r"</th>\s*<td>(.*?)</td>", row, re.S).group(1)
+        if "matched" in verdict:
+            found |= set(re.findall(r'href="index.html#key-([^"]+)"', verdict))
+    return found
+
+
+def test_every_expected_finding_of_every_judged_stage_is_either_matched_in_a_row_or_has_a_missed_row(site):
     for path, html in case_run_pages(site, "en").items():
         for sid, body in stage_sections(html).items():
             if "<table" not in body and '<p class="matched">' not in body:
                 continue  # not judged (a crashed run, a repeated answer) or no findings and no key
-            matched = re.findall(r"<code>([^<]+)</code> by <a", re.search(r'<p class="matched">(.*?)</p>', body, re.S).group(1)) \
-                if '<p class="matched">' in body else []
             missed = re.findall(rf'<tr id="{sid}-([^"]+)"><th><a href="index.html#key-', body)
-            assert not set(matched) & set(missed), (path, sid)
+            line = re.search(r'<p class="matched">(.*?)</p>', body, re.S)
+            if line is not None:
+                count = re.match(r"(\d+) of|All (\d+)|The key's one", line.group(1))
+                matched = int(count.group(1) or count.group(2) or 1)
+                assert len(matched_in_rows(html, body, sid)) == matched, (path, sid)
             for expected in missed:
                 row = body[body.index(f'<tr id="{sid}-{expected}">'):]
                 assert "missed" in row[: row.index("</tr>")], (path, sid, expected)
@@ -143,7 +158,11 @@ def test_a_listed_observation_of_two_stages_links_each_on_the_page(site):
 
 def test_a_row_an_earlier_row_shows_says_so_in_a_few_words(site):
     """"Kind, rules, evidence and wording as finding X above." was written on every such row (often half the rows)."""
-    for lang, words in (("en", r'As <a href="#[^"]+">[^<]+</a> above\.'), ("sv", r'Som <a href="#[^"]+">[^<]+</a> ovan\.')):
+    for lang, words, alike in (("en", r'As <a href="#[^"]+">[^<]+</a> above\.', r'Judged and worded as <a href="#[^"]+">[^<]+</a> above\.'),
+                               ("sv", r'Som <a href="#[^"]+">[^<]+</a> ovan\.', r'Bedömt och formulerat som <a href="#[^"]+">[^<]+</a> ovan\.')):
         pages = case_run_pages(site, lang)
         again = [cell for html in pages.values() for cell in re.findall(r'<td class="again">(.*?)</td>', html)]
-        assert again and all(re.fullmatch(words, cell) for cell in again), again[:3]
+        assert all(re.fullmatch(words, cell) for cell in again), again[:3]
+        # where the earlier row's verdict is the same too, one cell under both columns says so
+        same = [cell for html in pages.values() for cell in re.findall(r'<td colspan="2" class="again">(.*?)</td>', html)]
+        assert same and all(re.fullmatch(alike, cell) for cell in same), same[:3]

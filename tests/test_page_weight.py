@@ -89,18 +89,24 @@ def test_case_run_pages_weigh_little_more_than_half_of_what_they_did(site):
     assert sum(sizes) / len(sizes) < 0.6 * 20082
 
 
-def test_a_finding_an_earlier_row_shows_gives_its_own_verdict_and_links_to_that_row(site):
-    """The rerun of cure-unchecked's second repetition (09-16 release) repeats reviewer finding r1-f1 word for word."""
+def test_a_finding_an_earlier_row_shows_links_to_that_row_and_gives_its_verdict_unless_the_same(site):
+    """The rerun of cure-unchecked's second repetition (09-16 release) repeats reviewer finding r1-f1 word for word,
+    judged alike."""
     html = read(site, "en/cases/cu/cure-unchecked/2026-09-16-release.html")
     row = html[html.index('<tr id="r2-rerun-reviewer-f-r1-f1">'):]
     row = row[: row.index("</tr>")]
-    assert 'As <a href="#r2-reviewer-f-r1-f1">r1-f1</a> above.' in row
-    assert 'class="st-' in row  # its verdict is its own: judged again, it may differ
+    assert '<td colspan="2" class="again">Judged and worded as <a href="#r2-reviewer-f-r1-f1">r1-f1</a> above.</td>' in row
+    first = html[html.index('<tr id="r2-reviewer-f-r1-f1">'):]
+    first = first[: first.index("</tr>")]
+    assert 'class="st-' in first and 'class="st-' not in row  # the verdict is the earlier row's, given there
+    # a row whose verdict differs from the earlier row's gives its own (tests/test_compact_case_run.py)
+    differs = [r for r in re.findall(r'<tr id="[^"]+">(.*?)</tr>', html, re.S) if '<td class="again">As ' in r]
+    assert all('class="st-' in r for r in differs)
     assert "excerpt" not in row and 'class="wording"' not in row
     first = html[html.index('<tr id="r2-reviewer-f-r1-f1">'):]
     assert 'class="wording"' in first[: first.index("</tr>")]  # the row linked to shows everything
     sv = read(site, "sv/cases/cu/cure-unchecked/2026-09-16-release.html")
-    assert 'Som <a href="#r2-reviewer-f-r1-f1">r1-f1</a> ovan.' in sv
+    assert 'Bedömt och formulerat som <a href="#r2-reviewer-f-r1-f1">r1-f1</a> ovan.' in sv
 
 
 def _broken_links(site: Path) -> list[str]:

@@ -706,10 +706,14 @@ def test_case_run_page_says_why_each_observation_did_not_pass(site):
     assert "passage not pointed at" in why2 and "checker-missing" in why2
     assert '<span class="detail" lang="en">The quote &lt;b&gt;missed&lt;/b&gt;.</span>' in why2  # the record's own words, escaped
     assert 'href="#r2-reviewer"' in why2
-    # a stability observation compares two repetitions: both show it, as a span with an en dash
+    # a stability observation compares two repetitions: both show it, as a span with an en dash; the first explains it,
+    # the second links there
     for section in (r1, r2):
         why = section[section.index('-why"'):]
-        assert "number of flaws differs" in why[: why.index("</ul>")] and "repetition 1–2" in why[: why.index("</ul>")]
+        assert "repetition 1–2" in why[: why.index("</ul>")]
+    why1 = r1[r1.index('-why"'):]
+    assert "number of flaws" in why1[: why1.index("</ul>")]
+    assert 'explained under <a href="#r1-why">repetition 1</a>' in why2
     sv = site["sv/cases/cu/cure-unchecked/2026-09-02-release.html"].decode()
     assert "Observationer som inte godkändes rakt av, och varför" in sv
     # the record's own words are English: a Swedish page says so before them; an English page has no need to
@@ -722,9 +726,9 @@ def test_a_first_miss_row_says_what_the_rerun_made_of_it(site, records_dir):
     confirmed = section_text(site["en/cases/cu/cure-unchecked/2026-09-02-release.html"], 'id="r2-reviewer-checker-missing"', "</tr>")
     assert "missed" in confirmed and "miss confirmed by the rerun" in confirmed
     assert "dismissed" not in confirmed and "pending" not in confirmed
-    # matched at once in the first repetition: named in the stage's line of matched expected findings, with no mark
-    untouched = section_text(site["en/cases/cu/cure-unchecked/2026-09-02-release.html"], '<section id="r1-reviewer"', "</p>")
-    assert "checker-missing by" in untouched and "rerun" not in untouched
+    # matched at once in the first repetition: counted in the stage's line, named in its finding's row, with no mark
+    untouched = section_text(site["en/cases/cu/cure-unchecked/2026-09-02-release.html"], '<section id="r1-reviewer"', "</section>")
+    assert "checker-missing" in untouched and "rerun" not in untouched
 
     records = make_records(records_dir)
     run = next(r for r in records.runs if r.id == "2026-09-02-release")

@@ -47,9 +47,10 @@ class RepetitionInput:
     reasons: Mapping[Observation, Reason] = field(default_factory=dict)
     # an earlier repetition whose answer (and rerun) the engine repeated exactly, judged alike: its tables are not repeated
     same_as: int | None = None
-    # (section id, finding id) -> (row id, finding id) of an earlier finding on the page with the same kind, rules, flag,
-    # evidence and wording, which the row then links to instead of repeating them (shown_before)
-    earlier: Mapping[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    # (section id, finding id) -> (row id, finding id, judged alike) of an earlier finding on the page with the same kind,
+    # rules, flag, evidence and wording, which the row then links to instead of repeating them, and whether that row's
+    # verdict is this one's too, so the row need not give it either (shown_before)
+    earlier: Mapping[tuple[str, str], tuple[str, str, bool]] = field(default_factory=dict)
 
     @cached_property
     def reviewers(self) -> Mapping[str, str]:
@@ -70,6 +71,7 @@ class RepetitionInput:
 
         Observations that differ only in their stage, with the same result, measure, repetitions, subject and reason, are
         listed once naming each stage: a stability difference is mostly found in the reviewers' answer and in the report.
+        Where they are explained under another repetition, their reasons need not be the same: this one only links there.
         """
         mine = str(self.repetition)
         out: list[list] = []
@@ -79,7 +81,8 @@ class RepetitionInput:
             reason = self.reasons.get(o)
             section = (repetition_anchor(self.repetition, o.stage), o.stage)
             # alike as the repetition explaining it sees them, so each repetition lists the observation the same way
-            same = (o.result, o.measure, o.repetition, o.subject, under, reason, o.detail if reason is None else None)
+            # one explained under another repetition is only linked there, so its reason does not set it apart
+            same = (o.result, o.measure, o.repetition, o.subject, under) + ((reason, o.detail if reason is None else None) if under is None else (None, None))
             for entry in out:
                 if entry[5] == same and all(stage != o.stage for _, stage in entry[1]):
                     entry[1].append(section)
@@ -153,18 +156,16 @@ class CaseRows:
         self._expected: dict[tuple, tuple[str, ...]] = {}
         self._findings: dict[tuple, Any] = {}
         self._again: dict[tuple, Any] = {}
-        self._matched: dict[tuple, tuple[str, ...]] = {}
 
     def tables(self, verdict: StageVerdict, stage: str, section_id: str, reviewers: Mapping[str, str],
-               marks: Mapping[tuple[str, str], str], earlier: Mapping[tuple[str, str], tuple[str, str]]) -> Markup:
+               marks: Mapping[tuple[str, str], str], earlier: Mapping[tuple[str, str], tuple[str, str, bool]]) -> Markup:
         """A stage's verdicts against the key, joined here from their remembered rows (a loop in the template cost several
-        template calls per row, on the build's most numerous pages): the expected findings that were matched in one line
-        linking each to the finding that matched it, whose row says how; a table of those missed, with why; the findings."""
+        template calls per row, on the build's most numerous pages): how many expected findings were matched, in one line
+        (each matched finding's row names the expected finding and the evidence); a table of those missed, with why; the findings."""
         out: list[str] = []
         matched = [e for e in verdict.expected if e.finding is not None]
         if matched:
-            out += ('<p class="matched">', self._words.matched_lead[(len(matched), len(verdict.expected))], " ",
-                    ", ".join(self.matched(section_id, e) for e in matched), "</p>\n")
+            out += ('<p class="matched">', self._words.matched_lead[(len(matched), len(verdict.expected))], "</p>\n")
         missed = [e for e in verdict.expected if e.finding is None]
         if missed:
             out += (self._words.expected_open[section_id], "\n")
@@ -191,12 +192,6 @@ class CaseRows:
         """
         return _in_section(self._expected, (verdict, mark), section_id, lambda: self._macros.expected_row(verdict, _SECTION, mark))
 
-    def matched(self, section_id: str, verdict: Any) -> Any:
-        """An expected finding the stage matched, named with the finding that matched it: rendered once per pair of ids,
-        the section's id put in after, as in `expected`."""
-        key = (verdict.expected.id, verdict.finding)
-        return _in_section(self._matched, key, section_id, lambda: self._macros.matched_item(*key, _SECTION))
-
     def finding(self, verdict: Any, stage: str, reviewers: Mapping[str, str]) -> Any:
         """A finding's row after its opening tag, which is the only part that names the section.
 
@@ -211,9 +206,9 @@ class CaseRows:
             found = self._findings[key] = self._macros.finding_cells(verdict, stage, who, excerpt if marked else "", verbatim)
         return found
 
-    def finding_again(self, verdict: Any, stage: str, reviewers: Mapping[str, str], target: tuple[str, str]) -> Any:
-        """A finding's row (after its opening tag) whose content an earlier row on the page shows (`target`: that row's id
-        and finding id): its verdict and a link there."""
+    def finding_again(self, verdict: Any, stage: str, reviewers: Mapping[str, str], target: tuple[str, str, bool]) -> Any:
+        """A finding's row (after its opening tag) whose content an earlier row on the page shows (`target`: that row's id,
+        finding id and whether its verdict is this one's): its verdict, unless the same, and a link there."""
         finding = verdict.finding
         who = reviewers.get(finding.id) if stage == "reviewer" else None
         key = (verdict, stage, who, target)
@@ -294,14 +289,15 @@ def collect_case(
 def shown_before(reps: Iterable[RepetitionInput]) -> tuple[RepetitionInput, ...]:
     """Each repetition with `earlier` filled in, in the order the page shows sections: repetitions, then the answer's
     stages, then the rerun's. A report finding usually repeats the reviewer finding it was merged from, and a repetition
-    mostly repeats the one before: such a row names its verdict and links to the first row with the same content."""
+    mostly repeats the one before: such a row links to the first row with the same content, and names its verdict unless
+    that row's is the same (the verdict but the finding: category, expected finding, evidence, quote found, duplicates)."""
     first: dict[tuple, str] = {}
     done = []
     for rep in reps:
         if rep.same_as is not None:
             done.append(rep)
             continue
-        earlier: dict[tuple[str, str], tuple[str, str]] = {}
+        earlier: dict[tuple[str, str], tuple[str, str, bool]] = {}
         anchor = repetition_anchor(rep.repetition)
         sections = [(repetition_anchor(rep.repetition, stage), verdict) for stage, verdict in rep.verdicts]
         sections += [(f"{anchor}-rerun-{stage}", verdict) for stage, verdict in rep.rerun_verdicts]
@@ -309,9 +305,9 @@ def shown_before(reps: Iterable[RepetitionInput]) -> tuple[RepetitionInput, ...]
             for v in verdict.findings:
                 f = v.finding
                 content = (f.kind, f.rule, f.supporting_rules, f.missing, f.quote, f.location, f.wording)
-                row = first.setdefault(content, (f"{section_id}-f-{f.id}", f.id))
+                row = first.setdefault(content, (f"{section_id}-f-{f.id}", f.id, v[1:]))
                 if row[0] != f"{section_id}-f-{f.id}":
-                    earlier[(section_id, f.id)] = row
+                    earlier[(section_id, f.id)] = (row[0], row[1], row[2] == v[1:])
         done.append(replace(rep, earlier=earlier) if earlier else rep)
     return tuple(done)
 
