@@ -227,22 +227,28 @@ def repeating_answers(draw, repetitions=3):
     return drawn
 
 
-def _passed_per_case(stream) -> dict[tuple[str, int], int]:
+def _passed_per_case(judged, stream) -> dict[tuple[str, int], int]:
     """How many passed observations each (case version, repetition) took part in, however they were given."""
     tally: dict[tuple[str, int], int] = {}
     for obs in stream:
-        count = obs.count if type(obs) is Passed else int(obs.result == m.PASSED)
+        if type(obs) is Passed:
+            assert len(obs.involved) == len(judged.slots)
+            for slot, count in zip(judged.slots, obs.involved):
+                if count:
+                    tally[slot.cases[0]] = tally.get(slot.cases[0], 0) + count
+            continue
         for case in obs.cases:
-            tally[case] = tally.get(case, 0) + count
-    return tally
+            tally[case] = tally.get(case, 0) + int(obs.result == m.PASSED)
+    return {case: count for case, count in tally.items() if count}
 
 
 def _stream_agrees(judged) -> None:
     for measure, function in MEASURE_FUNCTIONS.items():
         listed, counted = list(function(judged)), list(function(judged, listed=False))
         assert [o for o in counted if type(o) is not Passed] == [o for o in listed if o.result != m.PASSED], measure
-        assert _passed_per_case(counted) == _passed_per_case(listed), measure
+        assert _passed_per_case(judged, counted) == _passed_per_case(judged, listed), measure
         assert sum(o.count for o in counted if type(o) is Passed) == sum(1 for o in listed if o.result == m.PASSED), measure
+        assert sum(type(o) is Passed for o in counted) <= 1, measure  # counted once, after the observations that did not pass
 
 
 @SETTINGS

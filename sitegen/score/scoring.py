@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import fields
+from operator import add
 
 from sitegen.core import model as m
 from sitegen.score.matching import CaseContext, MatchingMethod, PreparedCases, judge_stage, method_for
-from sitegen.score.measures.base import Observed, Passed, judge_run
+from sitegen.score.measures.base import Observed, Passed, case_order, judge_run
 from sitegen.score.measures.registry import MEASURE_FUNCTIONS, MEASURES
 
 
@@ -88,39 +88,43 @@ def aggregate_observed(records: m.Records, run_id: str, observed: dict[str, list
 
 
 def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed: Mapping[str, Iterable[Observed | Passed]]) -> m.RunResult:
-    """Counts per measure and per case, and the observations that did not plainly pass; each observation is looked at once."""
+    """Counts per measure and per case, and the observations that did not plainly pass; each observation is looked at once.
+
+    Cases are counted by their slot in the run (base.case_order), in plain lists: a measure's passed observations come
+    counted per slot already (Passed), and are added to its list in one go.
+    """
+    order = case_order(case_versions, run.repetitions)
+    slot_of = {case: i for i, case in enumerate(order)}
     measures = []
     observations: list[m.Observation] = []
-    # per measure, how many observations each (case version, repetition) took part in, and how many of those did not pass
-    involved: dict[str, dict[tuple[str, int], int]] = {}
-    not_passed: dict[str, dict[tuple[str, int], int]] = {}
-    failed_cases: set[tuple[str, int]] = set()  # a case with a failed observation is BLOCK, else with a pending one PENDING
-    pending_cases: set[tuple[str, int]] = set()
+    # per measure, how many observations each slot took part in, and how many of those did not pass
+    involved: dict[str, list[int]] = {}
+    not_passed: dict[str, list[int]] = {}
+    failed_slots: set[int] = set()  # a case with a failed observation is BLOCK, else with a pending one PENDING
+    pending_slots: set[int] = set()
     for measure, items in observed.items():
         counts = {m.PASSED: 0, m.FAILED: 0, m.PENDING: 0, m.DISMISSED: 0}
         plainly_passed = 0
-        taking_part = involved[measure] = {}
-        failing = not_passed[measure] = {}
-        part = taking_part.get
+        taking_part = [0] * len(order)
+        failing = [0] * len(order)
         for obs in items:
             if type(obs) is Passed:
-                count, cases = obs
-                plainly_passed += count
-                for case in cases:
-                    taking_part[case] = part(case, 0) + count
+                plainly_passed += obs.count
+                taking_part = list(map(add, taking_part, obs.involved))
                 continue
             result = obs[5]
             counts[result] += 1
-            cases = obs[8]
-            for case in cases:
-                taking_part[case] = part(case, 0) + 1
+            slots = [slot_of[case] for case in obs[8]]
+            for i in slots:
+                taking_part[i] += 1
             if result == m.PASSED:
                 continue
             if result != m.DISMISSED:
-                for case in cases:
-                    failing[case] = failing.get(case, 0) + 1
-                (failed_cases if result == m.FAILED else pending_cases).update(cases)
+                for i in slots:
+                    failing[i] += 1
+                (failed_slots if result == m.FAILED else pending_slots).update(slots)
             observations.append(m.Observation(*obs[:_PUBLIC_FIELDS]))  # by position: an Observed begins with its fields
+        involved[measure], not_passed[measure] = taking_part, failing
         counts[m.PASSED] += plainly_passed
         total = sum(counts.values())
         passed = counts[m.PASSED] + counts[m.DISMISSED]
@@ -128,26 +132,13 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
             measure, measure_state(passed, total, counts[m.FAILED], counts[m.PENDING]),
             passed, total, counts[m.FAILED], counts[m.PENDING], counts[m.DISMISSED],
         ))
-    per_case: dict[tuple[str, int], dict[str, tuple[int, int]]] = {}
-    for measure in sorted(observed):  # a case result lists its measures by name
-        failing = not_passed[measure]
-        missed = failing.get
-        for case, count in involved[measure].items():
-            tallies = per_case.get(case)
-            if tallies is None:
-                tallies = per_case[case] = {}
-            tallies[measure] = (count - missed(case, 0), count)
+    columns = [(measure, involved[measure], not_passed[measure]) for measure in sorted(observed)]  # a case lists its measures by name
     cases = []
-    empty: dict[str, tuple[int, int]] = {}
-    repetitions = range(1, run.repetitions + 1)
-    for cv in case_versions:
-        cv_id = cv.id
-        for rep in repetitions:
-            case = (cv_id, rep)
-            tallies = per_case.get(case, empty)
-            state = (m.BLOCK if case in failed_cases else m.PENDING_CONFIRMATION if case in pending_cases
-                     else m.PASS if tallies else m.NOT_OBSERVED)
-            cases.append(m.CaseResult(cv_id, rep, state, tallies if tallies is not empty else {}))
+    for i, (cv_id, rep) in enumerate(order):
+        tallies = {measure: (taking[i] - failing[i], taking[i]) for measure, taking, failing in columns if taking[i]}
+        state = (m.BLOCK if i in failed_slots else m.PENDING_CONFIRMATION if i in pending_slots
+                 else m.PASS if tallies else m.NOT_OBSERVED)
+        cases.append(m.CaseResult(cv_id, rep, state, tallies))
     observations.sort(key=_observation_order)
     return m.RunResult(run.id, version, method_id, run_outcome([x.state for x in measures]), tuple(measures), tuple(cases), tuple(observations))
 

@@ -113,14 +113,28 @@ class Observed(NamedTuple):
 
 
 class Passed(NamedTuple):
-    """`count` observations that passed, each involving every case in `cases`: what scoring needs of them, in place of each one.
+    """A measure's passed observations counted, not listed: how many, and how many of them each case took part in.
 
     Scoring a run only counts its passed observations, and most observations pass; a measure asked not to list them
-    (listed=False) yields these instead, at most one per (case version, repetition) where it can.
+    (listed=False) yields one of these instead, after the observations that did not pass. `involved` is indexed by the
+    case's slot in the run (JudgedRun.slots): the number of passed observations that (case version, repetition) is in.
     """
 
     count: int
-    cases: tuple[tuple[str, int], ...]
+    involved: list[int]
+
+
+class Slot(NamedTuple):
+    """One (case version, repetition) of a judged run, with everything a measure reads of it, in stage order."""
+
+    index: int  # its place in JudgedRun.slots (case_order's), which Passed.involved is indexed by
+    case_version: str
+    repetition: int
+    label: str  # the repetition as the record writes it
+    cases: tuple[tuple[str, int], ...]  # ((case version, repetition),): what an observation of this slot alone involves
+    answer: m.Answer
+    verdicts: tuple[m.StageVerdict, ...]  # per stage, in JudgedRun.stages order
+    numbers: tuple[int, ...]  # each verdict's number in the run (JudgedRun.numbers)
 
 
 @dataclass(frozen=True)
@@ -139,6 +153,14 @@ class JudgedRun:
     # each verdict's number in the run, the same for every repetition and stage that shares the verdict (equal findings
     # are judged once): what a measure keys what it found out about a verdict by, so it looks at a shared one once
     numbers: Mapping[tuple[str, int, str], int]
+    # every (case version, repetition) in case version then repetition order, and each case version's own, in repetition order
+    slots: tuple[Slot, ...]
+    case_slots: Mapping[str, tuple[Slot, ...]]
+    verdict_count: int  # how many verdicts were judged: the numbers are 0 to verdict_count - 1
+
+    def counter(self) -> list[int]:
+        """A count per slot, all zero: what a measure counts its passed observations per case in (Passed.involved)."""
+        return [0] * len(self.slots)
 
 
 def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: PreparedCases | None = None) -> JudgedRun:
@@ -153,6 +175,8 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
     verdicts: dict[tuple[str, int, str], m.StageVerdict] = {}
     numbers: dict[tuple[str, int, str], int] = {}
     made = 0  # verdicts judged so far in the run
+    slots: list[Slot] = []
+    case_slots: dict[str, tuple[Slot, ...]] = {}
     for cv in case_versions:
         judged_before: dict[str, list[tuple[tuple[m.Finding, ...], tuple[m.StageVerdict, int]]]] = {stage: [] for stage in stages}
         seen: list[tuple[m.EngineAnswer, tuple[tuple[m.StageVerdict, int], ...]]] = []  # each engine answer judged, with its verdicts
@@ -178,13 +202,17 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
             for stage, (verdict, number) in zip(stages, again):
                 verdicts[(cv.id, rep, stage)] = verdict
                 numbers[(cv.id, rep, stage)] = number
+            slots.append(Slot(len(slots), cv.id, rep, str(rep), ((cv.id, rep),), answer,
+                              tuple([verdict for verdict, _ in again]), tuple([number for _, number in again])))
+        case_slots[cv.id] = tuple(slots[-run.repetitions:]) if run.repetitions else ()
     in_suite = set(suite.case_versions)
     pairs = tuple(p for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite)
 
     def rerun_verdict(answer: m.Answer, stage: str) -> m.StageVerdict:
         return judge_stage(contexts[answer.case_version], answer.rerun.stage_findings(stage), method)
 
-    return JudgedRun(run, stages, case_versions, pairs, contexts, answers, verdicts, method, rerun_verdict, numbers)
+    return JudgedRun(run, stages, case_versions, pairs, contexts, answers, verdicts, method, rerun_verdict, numbers,
+                     tuple(slots), MappingProxyType(case_slots), made)
 
 
 def _judged_before(judged: list[tuple[tuple[m.Finding, ...], tuple[m.StageVerdict, int]]],
@@ -201,6 +229,11 @@ def _judged_before(judged: list[tuple[tuple[m.Finding, ...], tuple[m.StageVerdic
     return None
 
 
+def case_order(case_versions: Iterable[m.CaseVersion], repetitions: int) -> tuple[tuple[str, int], ...]:
+    """Every (case version, repetition) of a run in slot order: case versions in the suite's order, then repetitions."""
+    return tuple((cv.id, rep) for cv in case_versions for rep in range(1, repetitions + 1))
+
+
 def each_case(judged: JudgedRun) -> Iterator[tuple[m.CaseVersion, int]]:
     for cv in judged.case_versions:
         for rep in range(1, judged.run.repetitions + 1):
@@ -212,20 +245,17 @@ def each_stage(judged: JudgedRun, measure: Measure | str, case_versions: Iterabl
                listed: bool) -> Iterator[Observed | Passed]:
     """One observation per stage of each repetition of these case versions: failed with the reason `problem` finds, if
     any, else passed. A verdict standing for several repetitions (equal answers are judged once) is looked at once."""
-    verdicts, numbers, stages = judged.verdicts, judged.numbers, judged.stages
-    repetitions = range(1, judged.run.repetitions + 1)
-    found: dict[int, tuple[Reason, str] | None] = {}  # by the verdict's number: its reason and the record's detail
+    stages = judged.stages
+    found: list = [_UNSEEN] * judged.verdict_count  # by the verdict's number: None, or its reason and the record's detail
+    involved = None if listed else judged.counter()
+    total = 0
     for cv in case_versions:
-        cv_id = cv.id
-        for rep in repetitions:
-            repetition, cases = str(rep), ((cv_id, rep),)
+        for slot in judged.case_slots[cv.id]:
+            cv_id, repetition, cases = slot.case_version, slot.label, slot.cases
             passed = 0
-            for stage in stages:
-                verdict = verdicts[(cv_id, rep, stage)]
-                key = numbers[(cv_id, rep, stage)]
-                if key in found:
-                    failure = found[key]
-                else:
+            for stage, verdict, key in zip(stages, slot.verdicts, slot.numbers):
+                failure = found[key]
+                if failure is _UNSEEN:
                     why = problem(verdict)
                     failure = None if why is None else (why, texts[why.code].detail(why))
                     if not listed:  # every observation listed keeps a reason of its own, as pack_reasons has always packed them
@@ -238,7 +268,13 @@ def each_stage(judged: JudgedRun, measure: Measure | str, case_versions: Iterabl
                 else:
                     passed += 1
             if passed:
-                yield Passed(passed, cases)
+                involved[slot.index] = passed
+                total += passed
+    if involved is not None:
+        yield Passed(total, involved)
+
+
+_UNSEEN = object()  # not looked at yet (None is taken: looked at, and passed)
 
 
 def failed(measure: str, case_version: str, repetition: str, stage: str, subject: str, result: str, why: Reason,

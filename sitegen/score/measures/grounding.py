@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from sitegen.core import model as m
-from sitegen.score.measures.base import N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, each_case, texts_of
+from sitegen.score.measures.base import N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, texts_of
 
 
 def _miss(text: str):
@@ -59,49 +59,53 @@ def detail(result: str, why: Reason) -> str:
 
 def grounding(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each expected finding, per stage and repetition; a first miss waits for its rerun (reviewer stage: reviewer-expected only)."""
-    tallied: dict[int, tuple[int, list[m.ExpectedVerdict]]] = {}  # not listing: by the verdict's number (stage included)
-    for cv, rep in each_case(judged):
-        answer = judged.answers[(cv.id, rep)]
-        repetition, cases = str(rep), ((cv.id, rep),)
+    # not listing: by the verdict's number (stage included), how many it found and the misses to look at in each repetition
+    tallied: list = [None] * judged.verdict_count
+    involved = None if listed else judged.counter()
+    total = 0
+    stages = judged.stages
+    for slot in judged.slots:
+        answer, cv_id, repetition, cases = slot.answer, slot.case_version, slot.label, slot.cases
         passed = 0
-        for stage in judged.stages:
-            verdict = judged.verdicts[(cv.id, rep, stage)]
+        for stage, verdict, number in zip(stages, slot.verdicts, slot.numbers):
             if listed:
                 observed = _observed_in(verdict, stage)
             else:
                 # a verdict standing for several repetitions (equal answers are judged once) is counted once; its misses
                 # are looked at in every repetition, each with its own rerun
-                number = judged.numbers[(cv.id, rep, stage)]
-                tally = tallied.get(number)
+                tally = tallied[number]
                 if tally is None:
                     observed = _observed_in(verdict, stage)
                     tally = tallied[number] = (sum(ev.finding is not None for ev in observed),
-                                                             [ev for ev in observed if ev.finding is None])
+                                               [ev for ev in observed if ev.finding is None])
                 passed += tally[0]
                 observed = tally[1]
             rerun: list[m.StageVerdict] = []  # the rerun's verdict of this stage, judged on the first miss that needs it
             for ev in observed:
                 if ev.finding is not None:
                     # all fields by position: a large run makes millions of these, and keywords and defaults cost more than the tuple
-                    yield Observed("GROUNDING", cv.id, repetition, stage, ev.expected.id, m.PASSED, "", "", cases, None)
+                    yield Observed("GROUNDING", cv_id, repetition, stage, ev.expected.id, m.PASSED, "", "", cases, None)
                     continue
                 if answer.rerun is None:
-                    yield _observed(cv.id, repetition, stage, ev, m.PENDING, miss_reason(ev), cases)
+                    yield _observed(cv_id, repetition, stage, ev, m.PENDING, miss_reason(ev), cases)
                     continue
                 if answer.rerun.status != m.COMPLETED:
                     # the record says only that the rerun crashed; the reason keeps what the first miss was
                     why = Reason("rerun.crashed", expected=ev.expected.id, miss=ev.reason, closest=ev.closest)
-                    yield _observed(cv.id, repetition, stage, ev, m.PENDING, why, cases)
+                    yield _observed(cv_id, repetition, stage, ev, m.PENDING, why, cases)
                     continue
                 if not rerun:
                     rerun.append(judged.rerun_verdict(answer, stage))
                 again = next(r for r in rerun[0].expected if r.expected.id == ev.expected.id)
                 if again.finding is not None:
-                    yield _observed(cv.id, repetition, stage, ev, m.DISMISSED, miss_reason(ev, rerun_finding=again.finding), cases)
+                    yield _observed(cv_id, repetition, stage, ev, m.DISMISSED, miss_reason(ev, rerun_finding=again.finding), cases)
                 else:
-                    yield _observed(cv.id, repetition, stage, ev, m.FAILED, miss_reason(ev, rerun_finding=None), cases)
+                    yield _observed(cv_id, repetition, stage, ev, m.FAILED, miss_reason(ev, rerun_finding=None), cases)
         if passed:
-            yield Passed(passed, cases)
+            involved[slot.index] = passed
+            total += passed
+    if involved is not None:
+        yield Passed(total, involved)
 
 
 def _observed_in(verdict: m.StageVerdict, stage: str) -> list[m.ExpectedVerdict]:

@@ -29,36 +29,42 @@ _TEXTS = texts_of(REASONS)
 
 def identical_input_stability(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each unordered pair of repetitions of one case version in one stage: same outcomes and counts."""
-    repetitions = range(1, judged.run.repetitions + 1)
-    pairs = tuple(combinations(repetitions, 2))
-    all_verdicts, numbers = judged.verdicts, judged.numbers
-    signatures: dict[int, tuple] = {}  # by the verdict's number: one verdict stands for every repetition that gave it
+    pairs = tuple(combinations(range(judged.run.repetitions), 2))  # positions in the case version's slots
+    signatures: list = [None] * judged.verdict_count  # by the verdict's number: one verdict stands for every repetition that gave it
+    involved = None if listed else judged.counter()
+    total = 0
     for cv in judged.case_versions:
         cv_id = cv.id
-        for stage in judged.stages:
-            verdicts = {rep: all_verdicts[(cv_id, rep, stage)] for rep in repetitions}
+        slots = judged.case_slots[cv_id]
+        for s, stage in enumerate(judged.stages):
             for i, j in pairs:
-                cases = ((cv_id, i), (cv_id, j))
-                left, right = verdicts[i], verdicts[j]
+                first, second = slots[i], slots[j]
+                left, right = first.verdicts[s], second.verdicts[s]
                 if left is not right:
-                    a = signatures.get(numbers[(cv_id, i, stage)])
+                    a = signatures[first.numbers[s]]
                     if a is None:
-                        a = signatures[numbers[(cv_id, i, stage)]] = _signature(left)
-                    b = signatures.get(numbers[(cv_id, j, stage)])
+                        a = signatures[first.numbers[s]] = _signature(left)
+                    b = signatures[second.numbers[s]]
                     if b is None:
-                        b = signatures[numbers[(cv_id, j, stage)]] = _signature(right)
+                        b = signatures[second.numbers[s]] = _signature(right)
                 if left is right or a == b:
                     # equal answers are judged once, so nothing can differ; equal outcomes and counts are compared in one go
                     if listed:
-                        yield Observed("IDENTICAL_INPUT_STABILITY", cv_id, f"{i}-{j}", stage, "-", m.PASSED, "", "", cases, None)
+                        yield Observed("IDENTICAL_INPUT_STABILITY", cv_id, f"{i + 1}-{j + 1}", stage, "-", m.PASSED, "", "",
+                                       first.cases + second.cases, None)
                     else:
-                        yield Passed(1, cases)
+                        involved[first.index] += 1
+                        involved[second.index] += 1
+                        total += 1
                     continue
                 differences = _differences(left.expected, a, b)
-                first = differences[0].key
-                why = Reason("outcome" if first.startswith("expected:") else f"count.{first}", repetitions=(i, j),
+                key = differences[0].key
+                why = Reason("outcome" if key.startswith("expected:") else f"count.{key}", repetitions=(i + 1, j + 1),
                              differences=differences)
-                yield failed("IDENTICAL_INPUT_STABILITY", cv_id, f"{i}-{j}", stage, "-", m.FAILED, why, _TEXTS, cases)
+                yield failed("IDENTICAL_INPUT_STABILITY", cv_id, f"{i + 1}-{j + 1}", stage, "-", m.FAILED, why, _TEXTS,
+                             first.cases + second.cases)
+    if involved is not None:
+        yield Passed(total, involved)
 
 
 def _signature(verdict: m.StageVerdict) -> tuple:

@@ -71,6 +71,8 @@ def _reading(judged: JudgedRun, cv_id: str, rep: int) -> dict[str, object]:
 def invariant_pairs(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each invariance pair (same rules) in each repetition: both versions must read alike."""
     stage = judged.stages[-1]
+    involved = None if listed else judged.counter()
+    total = 0
     for pair in judged.pairs:
         if not pair.compared:
             continue
@@ -84,7 +86,9 @@ def invariant_pairs(judged: JudgedRun, listed: bool = True) -> Iterator[Observed
                 if listed:
                     yield Observed("INVARIANT_PAIRS", a, str(rep), stage, pair.id, m.PASSED, "", "", cases, None)
                 else:
-                    yield Passed(1, cases)
+                    involved[judged.case_slots[a][rep - 1].index] += 1
+                    involved[judged.case_slots[b][rep - 1].index] += 1
+                    total += 1
                 continue
             first = differing[0]
             why = Reason(_pair_reason(first, left.get(first)), pair=pair.id, left=a, right=b, repetition=rep,
@@ -92,6 +96,8 @@ def invariant_pairs(judged: JudgedRun, listed: bool = True) -> Iterator[Observed
             scope = first.split(":", 1)[0]
             yield failed("INVARIANT_PAIRS", a, str(rep), m.REVIEWER if scope == m.REVIEWER else m.REPORT, pair.id,
                          m.FAILED, why, _TEXTS, cases)
+    if involved is not None:
+        yield Passed(total, involved)
 
 
 class UnexpectedOutput(NamedTuple):

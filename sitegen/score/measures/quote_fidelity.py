@@ -6,7 +6,7 @@ from typing import Iterator
 
 from sitegen.core import model as m
 from sitegen.core.text import quotes_nothing
-from sitegen.score.measures.base import N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, each_case, failed, texts_of
+from sitegen.score.measures.base import N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, failed, texts_of
 
 REASONS = (
     ReasonText("quote.empty", N_("empty quote, cannot be checked"), lambda why: "the quote is empty and cannot be checked"),
@@ -17,23 +17,23 @@ _TEXTS = texts_of(REASONS)
 
 def quote_fidelity(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each quote the engine gave, in any finding of any stage: it must stand verbatim in the document."""
-    verdicts = judged.verdicts
-    looked_at: dict[int, tuple[int, list]] = {}  # not listing: by the verdict's number, its passed count and failures
-    for cv, rep in each_case(judged):
-        ctx = judged.contexts[cv.id]
-        repetition, cases = str(rep), ((cv.id, rep),)
+    looked_at: list = [None] * judged.verdict_count  # not listing: by the verdict's number, its passed count and failures
+    involved = None if listed else judged.counter()
+    total = 0
+    stages = judged.stages
+    for slot in judged.slots:
+        ctx = judged.contexts[slot.case_version]
+        cv_id, repetition, cases = slot.case_version, slot.label, slot.cases
         passed = 0
-        for stage in judged.stages:
-            verdict = verdicts[(cv.id, rep, stage)]
+        for stage, verdict, number in zip(stages, slot.verdicts, slot.numbers):
             if not listed:
                 # a verdict standing for several repetitions (equal answers are judged once) is looked at once
-                number = judged.numbers[(cv.id, rep, stage)]
-                seen = looked_at.get(number)
+                seen = looked_at[number]
                 if seen is None:
                     seen = looked_at[number] = _looked_at(ctx, verdict)
                 passed += seen[0]
                 for subject, why, detail, quote in seen[1]:
-                    yield Observed("QUOTE_FIDELITY", cv.id, repetition, stage, subject, m.FAILED, why.code, detail, cases,
+                    yield Observed("QUOTE_FIDELITY", cv_id, repetition, stage, subject, m.FAILED, why.code, detail, cases,
                                    quote, why)
                 continue
             for v in verdict.findings:
@@ -41,13 +41,16 @@ def quote_fidelity(judged: JudgedRun, listed: bool = True) -> Iterator[Observed 
                 if quote is None:
                     continue
                 if v.quote_found:
-                    yield Observed("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id, m.PASSED, "", "", cases, ctx.collapsed(quote))
+                    yield Observed("QUOTE_FIDELITY", cv_id, repetition, stage, v.finding.id, m.PASSED, "", "", cases, ctx.collapsed(quote))
                     continue
                 why = _why(ctx, v)
-                yield failed("QUOTE_FIDELITY", cv.id, repetition, stage, v.finding.id, m.FAILED, why, _TEXTS, cases,
+                yield failed("QUOTE_FIDELITY", cv_id, repetition, stage, v.finding.id, m.FAILED, why, _TEXTS, cases,
                              ctx.collapsed(quote))
         if passed:
-            yield Passed(passed, cases)
+            involved[slot.index] = passed
+            total += passed
+    if involved is not None:
+        yield Passed(total, involved)
 
 
 def _looked_at(ctx, verdict: m.StageVerdict) -> tuple[int, list]:

@@ -36,18 +36,20 @@ def reducer_survival(judged: JudgedRun, listed: bool = True) -> Iterator[Observe
     """Each reviewer-expected finding that a reviewer reported or the merge produced: it must survive the merge unchanged."""
     if m.REPORT not in judged.stages:
         return
+    reviewer_at, report_at = judged.stages.index(m.REVIEWER), judged.stages.index(m.REPORT)
+    involved = None if listed else judged.counter()
+    total = 0
     for cv in judged.case_versions:
         ctx = judged.contexts[cv.id]
         seen: list[tuple[m.StageVerdict, m.StageVerdict, list]] = []  # verdicts of earlier repetitions, with their outcomes
-        for rep in range(1, judged.run.repetitions + 1):
-            reviewer = judged.verdicts[(cv.id, rep, m.REVIEWER)]
-            report = judged.verdicts[(cv.id, rep, m.REPORT)]
+        for slot in judged.case_slots[cv.id]:
+            reviewer, report = slot.verdicts[reviewer_at], slot.verdicts[report_at]
             # a repetition that repeated an earlier one's answers has the very same verdicts, and so the same outcomes
             outcomes = next((o for before, after, o in seen if before is reviewer and after is report), None)
             if outcomes is None:
                 outcomes = list(_survivals(ctx, reviewer, report, judged.method))
                 seen.append((reviewer, report, outcomes))
-            repetition, cases = str(rep), ((cv.id, rep),)
+            repetition, cases = slot.label, slot.cases
             passed = 0
             for subject, failure in outcomes:
                 if failure is not None:
@@ -57,7 +59,10 @@ def reducer_survival(judged: JudgedRun, listed: bool = True) -> Iterator[Observe
                 else:
                     passed += 1
             if passed:
-                yield Passed(passed, cases)
+                involved[slot.index] = passed
+                total += passed
+    if involved is not None:
+        yield Passed(total, involved)
 
 
 def _survivals(ctx, reviewer: m.StageVerdict, report: m.StageVerdict, method) -> Iterator[tuple[str, Reason | None]]:
