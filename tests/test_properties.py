@@ -80,7 +80,7 @@ def answers(draw, repetitions=2):
         reviewers = (m.Reviewer("reviewer-1", first), m.Reviewer("reviewer-2", second))
         pool = first + second
         kept = draw(st.lists(st.sampled_from(pool), unique_by=lambda f: f.id, max_size=len(pool))) if pool else []
-        report = tuple(dataclasses.replace(f, id=f"rep-{i}", trace=(f.id,)) for i, f in enumerate(kept))
+        report = tuple(f._replace(id=f"rep-{i}", trace=(f.id,)) for i, f in enumerate(kept))
         rerun = draw(st.none() | st.just(engine(reviewers=reviewers, report=report)))
         result[("cv", rep)] = (engine(reviewers=reviewers, report=report), rerun)
     return result
@@ -158,13 +158,13 @@ def test_a_duplicate_of_a_matched_finding_changes_nothing_but_quote_fidelity(dat
     # strengths between repetitions, so a duplicate in only one of them would rightly change that comparison.
     reviewer = data.draw(with_a_match())
     answer = engine(reviewers=(m.Reviewer("reviewer-1", reviewer),), report=tuple(
-        dataclasses.replace(f, id=f"rep-{i}", trace=(f.id,)) for i, f in enumerate(reviewer)))
+        f._replace(id=f"rep-{i}", trace=(f.id,)) for i, f in enumerate(reviewer)))
     base = built(KEY, {("cv", 1): (answer, None), ("cv", 2): (answer, None)})
     matched = _matched(answer, base)
     if not matched:
         return
     original = data.draw(st.sampled_from(matched))
-    copy = dataclasses.replace(original, id="copy-of-" + original.id, wording="Samma sak, sagt igen.")
+    copy = original._replace(id="copy-of-" + original.id, wording="Samma sak, sagt igen.")
     doubled = engine(reviewers=(m.Reviewer("reviewer-1", reviewer + (copy,)),), report=answer.report)
     with_copy = built(KEY, {("cv", 1): (doubled, None), ("cv", 2): (doubled, None)})
 
@@ -199,7 +199,7 @@ def test_whitespace_edits_to_a_quote_never_change_its_match_or_its_fidelity(data
     index = data.draw(st.sampled_from(quoted))
     target = reviewer[index]
     edited_quote = _respace(target.quote.replace("\n", " "), data.draw)
-    edited = reviewer[:index] + (dataclasses.replace(target, quote=edited_quote),) + reviewer[index + 1:]
+    edited = reviewer[:index] + (target._replace(quote=edited_quote),) + reviewer[index + 1:]
 
     ctx = CaseContext(case_version("cv", expected_findings=KEY, prohibited=PROHIBITED, voluntary=VOLUNTARY, rules=RULES))
     for method in (method_for(5), method_for(6)):

@@ -140,8 +140,9 @@ def test_loading_packs_the_answers_it_checked_without_building_their_objects(mon
     # the answers are checked from the parsed JSON and go into the spool's packed form directly: a Finding built while
     # loading would only be taken apart again by the packing (a run is unpacked, and its objects built, when it is used)
     built = []
-    real = m.Finding.__init__
-    monkeypatch.setattr(m.Finding, "__init__", lambda self, *a, **k: built.append(1) or real(self, *a, **k))
+    real_new, real_make = m.Finding.__new__, m.Finding._make  # a named tuple is made by either, never through __init__
+    monkeypatch.setattr(m.Finding, "__new__", lambda cls, *a, **k: built.append(1) or real_new(cls, *a, **k))
+    monkeypatch.setattr(m.Finding, "_make", classmethod(lambda cls, values: built.append(1) or real_make(values)))
     records = load_records(RECORDS)
     assert built == [], f"{len(built)} findings built while loading"
     answer = next(iter(records.answers.values()))

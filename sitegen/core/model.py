@@ -142,8 +142,10 @@ class Run:
     status: str
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
+    """One finding of the engine's answer. A named tuple, as the verdicts are, not a dataclass: a publication holds
+    millions, each run's are made again from its packed tables (Finding._make, in C), and equal findings compare in C."""
+
     id: str
     kind: str
     rule: str

@@ -201,7 +201,7 @@ class _Unpacker:
     def engines(self, findings: tuple[tuple, ...], engines: tuple[tuple, ...]) -> list[m.EngineAnswer | None]:
         """The engine answers of one file's tables, in table order, then None (which row index -1 gives)."""
         shared, known = self._shared, self._findings
-        finding = [known.get(t) or known.setdefault(t, m.Finding(*t)) for t in findings] if shared else [m.Finding(*t) for t in findings]
+        finding = [known.get(t) or known.setdefault(t, m.Finding._make(t)) for t in findings] if shared else list(map(m.Finding._make, findings))
         out: list[m.EngineAnswer | None] = []
         for status, reviewers, corrections, report in engines:
             engine = m.EngineAnswer(
