@@ -735,7 +735,7 @@ def test_a_first_miss_row_says_what_the_rerun_made_of_it(site, records_dir):
     result = make_results(records)[run.id]
     renderer = Renderer("en", translations()["en"], templates=TEMPLATES, config=records.config, languages=("sv", "en"), build_date="")
     for outcome, words in ((m.DISMISSED, "dismissed by rerun"), (m.PENDING, "awaiting confirmation: no rerun has confirmed the miss yet")):
-        changed = tuple(replace(o, result=outcome) if o.measure == "GROUNDING" else o for o in result.observations)
+        changed = tuple(o._replace(result=outcome) if o.measure == "GROUNDING" else o for o in result.observations)
         bundle = _case_bundle(records, run, replace(result, observations=changed))
         page = next(p for p in render_case(renderer, bundle) if p.path.endswith(f"{run.id}.html"))
         row = section_text(page.data, 'id="r2-reviewer-checker-missing"', "</tr>")

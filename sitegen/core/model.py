@@ -292,9 +292,9 @@ PENDING = "pending"
 DISMISSED = "dismissed"  # first miss dismissed by a rerun: counts as passed, shown as such
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
-    """One observation that did not plainly pass; passed ones are only counted."""
+class Observation(NamedTuple):
+    """One observation that did not plainly pass; passed ones are only counted. A named tuple: a run's thousands are
+    made from the measures' own tuples (scoring) and from the results record's rows, and looked up by value."""
 
     measure: str
     case_version: str  # for INVARIANT_PAIRS: the pair's first version
@@ -317,9 +317,9 @@ class MeasureResult:
     dismissed: int
 
 
-@dataclass(frozen=True, slots=True)
-class CaseResult:
-    """A case version's result in one repetition: passed/observed per measure it took part in."""
+class CaseResult(NamedTuple):
+    """A case version's result in one repetition: passed/observed per measure it took part in (a named tuple: a run has
+    one per case version and repetition, made at every scoring and every unpacking of a results record)."""
 
     case_version: str
     repetition: int

@@ -269,5 +269,5 @@ def _pack_result(r: m.RunResult) -> tuple:
 def _unpack_result(t: tuple) -> m.RunResult:
     run, version, method, outcome, measures, cases, observations, seal = t
     return m.RunResult(run, version, method, outcome, tuple(m.MeasureResult(*x) for x in measures),
-                       tuple(m.CaseResult(*c) for c in cases), tuple(m.Observation(*o) for o in observations),
+                       tuple(map(m.CaseResult._make, cases)), tuple(map(m.Observation._make, observations)),
                        None if seal is None else m.Seal(*seal))

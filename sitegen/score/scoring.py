@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import fields
 from operator import add
 
 from sitegen.core import model as m
@@ -123,7 +122,7 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
                 for i in slots:
                     failing[i] += 1
                 (failed_slots if result == m.FAILED else pending_slots).update(slots)
-            observations.append(m.Observation(*obs[:_PUBLIC_FIELDS]))  # by position: an Observed begins with its fields
+            observations.append(_observation(obs[:_PUBLIC_FIELDS]))  # by position: an Observed begins with its fields
         involved[measure], not_passed[measure] = taking_part, failing
         counts[m.PASSED] += plainly_passed
         total = sum(counts.values())
@@ -156,8 +155,9 @@ def _rep_key(repetition: str) -> tuple[int, ...]:
     return tuple(map(int, repetition.split("-")))
 
 
-_PUBLIC_FIELDS = len(fields(m.Observation))
-assert Observed._fields[:_PUBLIC_FIELDS] == tuple(f.name for f in fields(m.Observation))
+_PUBLIC_FIELDS = len(m.Observation._fields)
+_observation = m.Observation._make
+assert Observed._fields[:_PUBLIC_FIELDS] == m.Observation._fields
 
 
 def verdict_source(records: m.Records):
