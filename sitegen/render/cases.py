@@ -15,6 +15,7 @@ from sitegen.core.model import (
     CaseResult,
     CaseVersion,
     EngineAnswer,
+    FindingVerdict,
     Observation,
     Pair,
     Records,
@@ -305,11 +306,17 @@ def shown_before(reps: Iterable[RepetitionInput]) -> tuple[RepetitionInput, ...]
             for v in verdict.findings:
                 f = v.finding
                 content = (f.kind, f.rule, f.supporting_rules, f.missing, f.quote, f.location, f.wording)
-                row = first.setdefault(content, (f"{section_id}-f-{f.id}", f.id, v[1:]))
+                judged = _judged(v)
+                row = first.setdefault(content, (f"{section_id}-f-{f.id}", f.id, judged))
                 if row[0] != f"{section_id}-f-{f.id}":
-                    earlier[(section_id, f.id)] = (row[0], row[1], row[2] == v[1:])
+                    earlier[(section_id, f.id)] = (row[0], row[1], row[2] == judged)
         done.append(replace(rep, earlier=earlier) if earlier else rep)
     return tuple(done)
+
+
+def _judged(v: FindingVerdict) -> tuple:
+    """What a finding's row shows of its verdict, by name, so a reordered verdict cannot make two rows seem alike."""
+    return (v.category, v.key_finding, v.evidence, v.quote_found, v.duplicate_of)
 
 
 def _repeated(rep: RepetitionInput, earlier: Iterable[RepetitionInput]) -> int | None:
