@@ -166,3 +166,34 @@ def test_a_row_an_earlier_row_shows_says_so_in_a_few_words(site):
         # where the earlier row's verdict is the same too, one cell under both columns says so
         same = [cell for html in pages.values() for cell in re.findall(r'<td colspan="2" class="again">(.*?)</td>', html)]
         assert same and all(re.fullmatch(alike, cell) for cell in same), same[:3]
+
+
+def test_a_row_repeating_an_earlier_rows_content_with_another_verdict_gives_its_own_verdict():
+    """Two findings of one reviewer alike in everything they say: the first matches the expected finding, the second is
+    its duplicate. The second row links to the first for its wording but keeps its own verdict: it is not "judged as" it."""
+    from factories import case_version, engine, expected, finding, records as make_records
+    from sitegen.render.cases import collect_case, render_case
+    from sitegen.render.catalogs import load_catalogs
+    from sitegen.render.environment import Renderer
+    from sitegen.score.scoring import verdict_source
+
+    root = Path(__file__).resolve().parent.parent
+    cv = case_version("cv", expected_findings=(expected(),))
+    records = make_records((cv,), {("cv", 1): (engine([finding("f1"), finding("f2")]), None)})
+    run = records.runs[0]
+    bundle = collect_case(records, "cv", (run,), {}, {}, verdicts=verdict_source(records))
+    (rep,) = bundle.runs[0].repetitions
+    (_, verdict), = rep.verdicts
+    assert [v.category for v in verdict.findings] == ["matched", "duplicate"]
+    assert rep.earlier == {("r1-reviewer", "f2"): ("r1-reviewer-f-f1", "f1", False)}
+    catalogs = load_catalogs(root / "locales", ["sv", "en"])
+    for lang, again, alike in (("en", "As", "Judged and worded as"), ("sv", "Som", "Bedömt och formulerat som")):
+        renderer = Renderer(lang, catalogs[lang], templates=root / "templates", config=records.config, languages=("sv", "en"),
+                            build_date="")
+        page = next(p for p in render_case(renderer, bundle) if p.path.endswith(f"{run.id}.html")).data.decode()
+        row = re.search(r'<tr id="r1-reviewer-f-f2">(.*?)</tr>', page, re.S).group(1)
+        assert alike not in row and 'colspan="2"' not in row
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        assert len(cells) == 2
+        assert 'class="st-neutral d"' in cells[0] and 'href="index.html#key-e1"' in cells[0], cells[0]
+        assert re.fullmatch(rf'{again} <a href="#r1-reviewer-f-f1">f1</a> (above|ovan)\.', cells[1]), cells[1]
