@@ -92,11 +92,14 @@ def test_case_run_pages_weigh_little_more_than_half_of_what_they_did(site):
 
 def test_a_finding_an_earlier_row_shows_links_to_that_row_and_gives_its_verdict_unless_the_same(site):
     """The rerun of cure-unchecked's second repetition (09-16 release) repeats reviewer finding r1-f1 word for word,
-    judged alike."""
+    judged alike, and has no other finding: the stage lists it, linked to the row that shows it, under one line that
+    says so, without a table."""
     html = read(site, "en/cases/cu/cure-unchecked/2026-09-16-release.html")
-    row = html[html.index('<tr id="r2-rerun-reviewer-f-r1-f1">'):]
-    row = row[: row.index("</tr>")]
-    assert '<td colspan="2" class="again">Judged and worded as <a href="#r2-reviewer-f-r1-f1">r1-f1</a> above.</td>' in row
+    row = html[html.index('<li id="r2-rerun-reviewer-f-r1-f1">'):]
+    row = row[: row.index("</li>")]
+    assert row.endswith(': <a href="#r2-reviewer-f-r1-f1">r1-f1</a>') and "<code>r1-f1</code>" in row, row
+    lead = html[:html.index('<li id="r2-rerun-reviewer-f-r1-f1">')]
+    assert lead.endswith("<p>The engine's findings, each judged and worded as the finding it links to above:</p>\n<ul class=\"alike\">\n")
     first = html[html.index('<tr id="r2-reviewer-f-r1-f1">'):]
     first = first[: first.index("</tr>")]
     assert 'class="st-' in first and 'class="st-' not in row  # the verdict is the earlier row's, given there
@@ -107,7 +110,7 @@ def test_a_finding_an_earlier_row_shows_links_to_that_row_and_gives_its_verdict_
     first = html[html.index('<tr id="r2-reviewer-f-r1-f1">'):]
     assert 'class="wording"' in first[: first.index("</tr>")]  # the row linked to shows everything
     sv = read(site, "sv/cases/cu/cure-unchecked/2026-09-16-release.html")
-    assert 'Bedömt och formulerat som <a href="#r2-reviewer-f-r1-f1">r1-f1</a> ovan.' in sv
+    assert "<p>Motorns fynd, vart och ett bedömt och formulerat som fyndet det länkar till ovan:</p>" in sv
 
 
 def _broken_links(site: Path) -> list[str]:

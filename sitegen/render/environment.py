@@ -241,6 +241,7 @@ class Words:
         self.stage_open = Memo(lambda key: macros.stage_open(*key))
         self.expected_open = Memo(macros.expected_open)
         self.findings_open = Memo(lambda key: macros.findings_open(*key))
+        self.alike_open = macros.alike_open()
         self.repetition = Memo(macros.repetition_word)
         # (first, last): one repetition's label, or a span's ("Repetitions 1–3")
         self.repetitions = Memo(lambda span: macros.repetition_word(span[0]) if span[0] == span[1] else macros.repetitions_word(*span))
