@@ -62,7 +62,10 @@ def matched_in_rows(html: str, body: str, sid: str) -> set[str]:
     """The expected findings a stage's findings matched, by their rows' verdict cells; a row judged and worded as an
     earlier row of the page has that row's verdict."""
     found = set()
-    for row in re.findall(rf'<tr id="{sid}-f-[^"]+">(.*?)</tr>', body, re.S):
+    rows = re.findall(rf'<tr id="{sid}-f-[^"]+">(.*?)</tr>', body, re.S)
+    # a stage whose every finding is judged and worded as an earlier row lists them, each linking that row
+    rows += [f'<td colspan="2" class="again"><a href="#{target}">' for target in re.findall(rf'<li id="{sid}-f-[^"]+">.*?: <a href="#([^"]+)">[^<]*</a></li>', body)]
+    for row in rows:
         alike = re.search(r'<td colspan="2" class="again">[^<]*<a href="#([^"]+)">', row)
         if alike:
             row = re.search(rf'<tr id="{alike.group(1)}">(.*?)</tr>', html, re.S).group(1)
@@ -76,7 +79,7 @@ def matched_in_rows(html: str, body: str, sid: str) -> set[str]:
 def test_every_expected_finding_of_every_judged_stage_is_either_matched_in_a_row_or_has_a_missed_row(site):
     for path, html in case_run_pages(site, "en").items():
         for sid, body in stage_sections(html).items():
-            if "<table" not in body and '<p class="matched">' not in body:
+            if "<table" not in body and '<ul class="alike">' not in body and '<p class="matched">' not in body:
                 continue  # not judged (a crashed run, a repeated answer) or no findings and no key
             missed = re.findall(rf'<tr id="{sid}-([^"]+)"><th><a href="index.html#key-', body)
             line = re.search(r'<p class="matched">(.*?)</p>', body, re.S)
@@ -166,3 +169,52 @@ def test_a_row_an_earlier_row_shows_says_so_in_a_few_words(site):
         # where the earlier row's verdict is the same too, one cell under both columns says so
         same = [cell for html in pages.values() for cell in re.findall(r'<td colspan="2" class="again">(.*?)</td>', html)]
         assert same and all(re.fullmatch(alike, cell) for cell in same), same[:3]
+
+
+def test_a_row_repeating_an_earlier_rows_content_with_another_verdict_gives_its_own_verdict():
+    """Two findings of one reviewer alike in everything they say: the first matches the expected finding, the second is
+    its duplicate. The second row links to the first for its wording but keeps its own verdict: it is not "judged as" it."""
+    from factories import case_version, engine, expected, finding, records as make_records
+    from sitegen.render.cases import collect_case, render_case
+    from sitegen.render.catalogs import load_catalogs
+    from sitegen.render.environment import Renderer
+    from sitegen.score.scoring import verdict_source
+
+    root = Path(__file__).resolve().parent.parent
+    cv = case_version("cv", expected_findings=(expected(),))
+    records = make_records((cv,), {("cv", 1): (engine([finding("f1"), finding("f2")]), None)})
+    run = records.runs[0]
+    bundle = collect_case(records, "cv", (run,), {}, {}, verdicts=verdict_source(records))
+    (rep,) = bundle.runs[0].repetitions
+    (_, verdict), = rep.verdicts
+    assert [v.category for v in verdict.findings] == ["matched", "duplicate"]
+    assert rep.earlier == {("r1-reviewer", "f2"): ("r1-reviewer-f-f1", "f1", False)}
+    catalogs = load_catalogs(root / "locales", ["sv", "en"])
+    for lang, again, alike in (("en", "As", "Judged and worded as"), ("sv", "Som", "Bedömt och formulerat som")):
+        renderer = Renderer(lang, catalogs[lang], templates=root / "templates", config=records.config, languages=("sv", "en"),
+                            build_date="")
+        page = next(p for p in render_case(renderer, bundle) if p.path.endswith(f"{run.id}.html")).data.decode()
+        row = re.search(r'<tr id="r1-reviewer-f-f2">(.*?)</tr>', page, re.S).group(1)
+        assert alike not in row and 'colspan="2"' not in row
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        assert len(cells) == 2
+        assert 'class="st-neutral d"' in cells[0] and 'href="index.html#key-e1"' in cells[0], cells[0]
+        assert re.fullmatch(rf'{again} <a href="#r1-reviewer-f-f1">f1</a> (above|ovan)\.', cells[1]), cells[1]
+
+
+def test_a_stage_whose_every_finding_an_earlier_row_shows_judged_alike_lists_them_without_a_table(site):
+    """A report that repeats its reviewers' findings was a table of rows each saying "Judged and worded as X above.";
+    now a line saying so once and a list, each item naming its finding (and what it was merged from) and linking the row
+    that shows it with its verdict. A table is left only where some finding needs its own verdict or wording."""
+    listed = 0
+    for lang in ("en", "sv"):
+        for path, html in case_run_pages(site, lang).items():
+            for sid, body in stage_sections(html).items():
+                for table in re.findall(r'<table class="findings stack">(.*?)</table>', body, re.S):
+                    rows = re.findall(r'<tr id="[^"]+">(.*?)</tr>', table, re.S)
+                    assert not all('<td colspan="2" class="again">' in row for row in rows), (path, sid)
+                for item, target in re.findall(rf'<li id="({sid}-f-[^"]+)">.*?: <a href="#([^"]+)">[^<]*</a></li>', body):
+                    row = re.search(rf'<tr id="{target}">(.*?)</tr>', html, re.S).group(1)
+                    assert 'class="st-' in row and 'class="wording"' in row, (path, item, target)
+                    listed += 1
+    assert listed > 10

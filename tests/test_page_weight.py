@@ -30,14 +30,15 @@ def test_a_repetition_answered_exactly_as_an_earlier_one_links_to_it_instead_of_
     # its own state stays, and so do its counts, in their column of the page's table of counts; each stage keeps its
     # anchor (run pages link to it) with a link to the first
     counts = html[html.index('<table class="counts">'):html.index('<section id="r1"')]
-    assert '<th scope="col">2</th>' in counts and 'class="st-' in r2 and '<section id="r2-reviewer"' in r2
-    assert 'The same answer as in <a href="#r1-reviewer">repetition 1</a>, judged alike.' in r2
-    assert "<table" not in r2
+    assert '<th scope="col">2</th>' in counts and 'class="st-' in r2
+    # one line for the whole repetition, then one line per stage, which keeps the stage's anchor
+    assert '<p>The same answer as in <a href="#r1">repetition 1</a>, judged alike.</p>' in r2
+    assert "<table" not in r2 and '<section id="r2-reviewer"' not in r2 and r2.count("The same answer") == 1
     # each finding keeps its anchor (reasons link to it) as a link on to its row in the first repetition, which shows them
-    assert '<a id="r2-reviewer-f-r1-f1" href="#r1-reviewer-f-r1-f1"><code>r1-f1</code></a>' in r2
+    assert re.search(r'<p id="r2-reviewer">Reviewers: <a id="r2-reviewer-f-r1-f1" href="#r1-reviewer-f-r1-f1">r1-f1</a>[,<]', r2)
     assert 'id="r1-reviewer-f-r1-f1"' in html
     sv = read(site, PAGE.replace("en/", "sv/", 1))
-    assert 'Samma svar som i <a href="#r1-reviewer">upprepning 1</a>, bedömt likadant.' in sv
+    assert 'Samma svar som i <a href="#r1">upprepning 1</a>, bedömt likadant.' in sv
 
 
 def test_a_repetition_that_differs_keeps_its_own_tables(site):
@@ -91,11 +92,14 @@ def test_case_run_pages_weigh_little_more_than_half_of_what_they_did(site):
 
 def test_a_finding_an_earlier_row_shows_links_to_that_row_and_gives_its_verdict_unless_the_same(site):
     """The rerun of cure-unchecked's second repetition (09-16 release) repeats reviewer finding r1-f1 word for word,
-    judged alike."""
+    judged alike, and has no other finding: the stage lists it, linked to the row that shows it, under one line that
+    says so, without a table."""
     html = read(site, "en/cases/cu/cure-unchecked/2026-09-16-release.html")
-    row = html[html.index('<tr id="r2-rerun-reviewer-f-r1-f1">'):]
-    row = row[: row.index("</tr>")]
-    assert '<td colspan="2" class="again">Judged and worded as <a href="#r2-reviewer-f-r1-f1">r1-f1</a> above.</td>' in row
+    row = html[html.index('<li id="r2-rerun-reviewer-f-r1-f1">'):]
+    row = row[: row.index("</li>")]
+    assert row.endswith(': <a href="#r2-reviewer-f-r1-f1">r1-f1</a>') and "<code>r1-f1</code>" in row, row
+    lead = html[:html.index('<li id="r2-rerun-reviewer-f-r1-f1">')]
+    assert lead.endswith("<p>The engine's findings, each judged and worded as the finding it links to above:</p>\n<ul class=\"alike\">\n")
     first = html[html.index('<tr id="r2-reviewer-f-r1-f1">'):]
     first = first[: first.index("</tr>")]
     assert 'class="st-' in first and 'class="st-' not in row  # the verdict is the earlier row's, given there
@@ -106,7 +110,7 @@ def test_a_finding_an_earlier_row_shows_links_to_that_row_and_gives_its_verdict_
     first = html[html.index('<tr id="r2-reviewer-f-r1-f1">'):]
     assert 'class="wording"' in first[: first.index("</tr>")]  # the row linked to shows everything
     sv = read(site, "sv/cases/cu/cure-unchecked/2026-09-16-release.html")
-    assert 'Bedömt och formulerat som <a href="#r2-reviewer-f-r1-f1">r1-f1</a> ovan.' in sv
+    assert "<p>Motorns fynd, vart och ett bedömt och formulerat som fyndet det länkar till ovan:</p>" in sv
 
 
 def _broken_links(site: Path) -> list[str]:
@@ -191,3 +195,20 @@ def test_detail_runs_keeps_whole_lists_for_the_runs_it_keeps_and_points_older_ru
     assert "Hela listor sparas bara för de senaste körningarna" in read(kept, f"sv/runs/{old}.html")
     assert "page by page" in read(kept, f"en/runs/{newest}.html")
     assert _broken_links(kept) == []
+
+
+def test_a_case_run_page_has_a_lighter_frame_that_keeps_the_ways_on(site):
+    """The header's four links and the footer's sentence, source link and date were on every case-run page; they keep
+    the site title, the language switch, one click to the case and the run, and a footer linking the method and the
+    accessibility statement. Other pages keep the whole frame."""
+    for lang, method in (("en", "Every number counts passed of observed observations"), ("sv", "Alla tal räknar godkända av gjorda observationer")):
+        html = read(site, PAGE.replace("en/", f"{lang}/", 1))
+        header = html[html.index("<header"):html.index("</header>")]
+        assert 'class="site-title"><a href="../../../index.html">' in header and 'hreflang="' in header
+        assert "method.html" not in header and "downloads.html" not in header
+        opening = html[html.index("<h1>"):html.index("</p>", html.index("<h1>"))]
+        assert '<a href="index.html">' in opening and '<a href="../../../runs/2026-08-18-v1-baseline.html">' in opening
+        footer = html[html.index("<footer"):]
+        assert f'<a href="../../../method.html">{method}</a>' in footer and '<a href="../../../accessibility.html">' in footer
+        whole = read(site, f"{lang}/cases/ap/appeal-info-missing/index.html")
+        assert "downloads.html" in whole[whole.index("<header"):whole.index("</header>")]

@@ -15,6 +15,7 @@ from sitegen.core.model import (
     CaseResult,
     CaseVersion,
     EngineAnswer,
+    FindingVerdict,
     Observation,
     Pair,
     Records,
@@ -156,12 +157,14 @@ class CaseRows:
         self._expected: dict[tuple, tuple[str, ...]] = {}
         self._findings: dict[tuple, Any] = {}
         self._again: dict[tuple, Any] = {}
+        self._alike: dict[tuple, Any] = {}
 
     def tables(self, verdict: StageVerdict, stage: str, section_id: str, reviewers: Mapping[str, str],
                marks: Mapping[tuple[str, str], str], earlier: Mapping[tuple[str, str], tuple[str, str, bool]]) -> Markup:
         """A stage's verdicts against the key, joined here from their remembered rows (a loop in the template cost several
         template calls per row, on the build's most numerous pages): how many expected findings were matched, in one line
-        (each matched finding's row names the expected finding and the evidence); a table of those missed, with why; the findings."""
+        (each matched finding's row names the expected finding and the evidence); a table of those missed, with why; the findings,
+        in a table, or in a list where each is judged and worded as an earlier row of the page."""
         out: list[str] = []
         matched = [e for e in verdict.expected if e.finding is not None]
         if matched:
@@ -173,11 +176,18 @@ class CaseRows:
                 out += (self.expected(section_id, e, marks.get((stage, e.expected.id))), "\n")
             out.append("</tbody>\n</table>\n")
         if verdict.findings:
-            out += (self._words.findings_open[(section_id, stage)], "\n")
             section = escape_output(section_id)
-            for v in verdict.findings:
+            targets = [earlier.get((section_id, v.finding.id)) for v in verdict.findings]
+            if all(target is not None and target[2] for target in targets):
+                # every finding judged and worded as one above (mostly a report repeating its reviewers): a list, no table
+                out += (self._words.alike_open, "\n")
+                for v, target in zip(verdict.findings, targets):
+                    out += (f'<li id="{section}-f-{escape_output(v.finding.id)}">', self.finding_alike(v, stage, reviewers, target), "\n")
+                out.append("</ul>\n")
+                return Markup("".join(out))
+            out += (self._words.findings_open[(section_id, stage)], "\n")
+            for v, target in zip(verdict.findings, targets):
                 out.append(f'<tr id="{section}-f-{escape_output(v.finding.id)}">\n')
-                target = earlier.get((section_id, v.finding.id))
                 out.append(self.finding_again(v, stage, reviewers, target) if target else self.finding(v, stage, reviewers))
             out.append("</tbody>\n</table>\n")
         return Markup("".join(out))
@@ -215,6 +225,15 @@ class CaseRows:
         found = self._again.get(key)
         if found is None:
             found = self._again[key] = self._macros.finding_again(verdict, stage, who, *target)
+        return found
+
+    def finding_alike(self, verdict: Any, stage: str, reviewers: Mapping[str, str], target: tuple[str, str, bool]) -> Any:
+        """A finding's list item (after its opening tag) in a stage whose every finding an earlier row shows, judged alike."""
+        who = reviewers.get(verdict.finding.id) if stage == "reviewer" else None
+        key = (verdict.finding, stage, who, target)
+        found = self._alike.get(key)
+        if found is None:
+            found = self._alike[key] = self._macros.finding_alike(verdict.finding, stage, who, *target[:2])
         return found
 
     def _excerpt(self, quote: str | None, lines: tuple[int, int] | None) -> tuple[Any, bool, bool]:
@@ -305,11 +324,17 @@ def shown_before(reps: Iterable[RepetitionInput]) -> tuple[RepetitionInput, ...]
             for v in verdict.findings:
                 f = v.finding
                 content = (f.kind, f.rule, f.supporting_rules, f.missing, f.quote, f.location, f.wording)
-                row = first.setdefault(content, (f"{section_id}-f-{f.id}", f.id, v[1:]))
+                judged = _judged(v)
+                row = first.setdefault(content, (f"{section_id}-f-{f.id}", f.id, judged))
                 if row[0] != f"{section_id}-f-{f.id}":
-                    earlier[(section_id, f.id)] = (row[0], row[1], row[2] == v[1:])
+                    earlier[(section_id, f.id)] = (row[0], row[1], row[2] == judged)
         done.append(replace(rep, earlier=earlier) if earlier else rep)
     return tuple(done)
+
+
+def _judged(v: FindingVerdict) -> tuple:
+    """What a finding's row shows of its verdict, by name, so a reordered verdict cannot make two rows seem alike."""
+    return (v.category, v.key_finding, v.evidence, v.quote_found, v.duplicate_of)
 
 
 def _repeated(rep: RepetitionInput, earlier: Iterable[RepetitionInput]) -> int | None:
