@@ -198,14 +198,14 @@ def test_detail_runs_keeps_whole_lists_for_the_runs_it_keeps_and_points_older_ru
 
 
 def test_a_case_run_page_has_a_lighter_frame_that_keeps_the_ways_on(site):
-    """The header's four links and the footer's sentence, source link and date were on every case-run page; they keep
-    the site title, the language switch, one click to the case and the run, and a footer linking the method and the
-    accessibility statement. Other pages keep the whole frame."""
+    """The footer's sentence, source link and date were on every case-run page; they keep the header every page has
+    (title, the main navigation, the language switch), one click to the case and the run, and a footer linking the
+    method and the accessibility statement. Other pages keep the whole frame."""
     for lang, method in (("en", "Every number counts passed of observed observations"), ("sv", "Alla tal räknar godkända av gjorda observationer")):
         html = read(site, PAGE.replace("en/", f"{lang}/", 1))
         header = html[html.index("<header"):html.index("</header>")]
         assert 'class="site-title"><a href="../../../index.html">' in header and 'hreflang="' in header
-        assert "method.html" not in header and "downloads.html" not in header
+        assert all(f'href="../../../{page}"' in header for page in ("index.html", "method.html", "changelog.html", "downloads.html"))
         opening = html[html.index("<h1>"):html.index("</p>", html.index("<h1>"))]
         assert '<a href="index.html">' in opening and '<a href="../../../runs/2026-08-18-v1-baseline.html">' in opening
         footer = html[html.index("<footer"):]
