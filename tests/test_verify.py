@@ -201,3 +201,36 @@ def test_sealed_fresh_results_are_kept_packed_and_equal_the_unsealed_ones_with_t
     assert isinstance(sealed, ResultSpool) and sorted(sealed) == sorted(ids)
     for run_id in ids:
         assert sealed[run_id] == dataclasses.replace(plain[run_id], seal=seal_run(records, run_id))
+
+
+def test_score_all_writes_the_record_it_would_reproduce_run_by_run(tmp_path, capsys):
+    """Scored afresh, the record is written from the packed results run by run; its bytes are the bundled record's."""
+    root = tmp_path / "records"
+    shutil.copytree(RECORDS, root)
+    (root / "results.json").unlink()
+    assert main(["score", "--all", "--records", str(root)]) == 0
+    assert (root / "results.json").read_bytes() == (RECORDS / "results.json").read_bytes()
+    assert not (root / ".results.json.tmp").exists()
+
+
+def test_a_record_that_fails_to_be_written_leaves_the_old_one_and_no_temporary_file(tmp_path, monkeypatch):
+    import sitegen.score.verify as verify
+
+    root = tmp_path / "records"
+    shutil.copytree(RECORDS, root)
+    results = json.loads((root / "results.json").read_text(encoding="utf-8"))
+    results["runs"] = results["runs"][:1]  # the other runs are added, so the record is written again
+    (root / "results.json").write_bytes(verify.write_results(read_results(json.dumps(results).encode("utf-8"))))
+    before = (root / "results.json").read_bytes()
+
+    real = verify.results_pieces
+
+    def failing(records):
+        yield next(iter(real(records)))
+        raise OSError("disk full")
+
+    monkeypatch.setattr(verify, "results_pieces", failing)
+    with pytest.raises(OSError):
+        verify.score_into_record(load_records(root), root, run_ids=None)
+    assert (root / "results.json").read_bytes() == before, "the old record stays as it was"
+    assert not (root / ".results.json.tmp").exists(), "nothing half-written is left behind"

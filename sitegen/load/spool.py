@@ -234,6 +234,12 @@ class ResultSpool(Mapping[str, m.RunResult]):
         self._heads[result.run] = (result.outcome, result.measures)
         self._unpacked.forget(result.run)
 
+    def adopt(self, other: ResultSpool, run: str) -> None:
+        """Take one run's result from another spool as it is packed there, without unpacking it."""
+        self._packs[run] = other._packs[run]
+        self._heads[run] = other._heads[run]
+        self._unpacked.forget(run)
+
     def digest(self, run: str) -> str:
         """The SHA-256 of a run's result in a form that depends on its values alone (marshal version 0 shares nothing,
         so which strings happen to be interned, or referred to twice, does not change it)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import hashlib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -17,7 +16,7 @@ from sitegen.load.spool import ResultSpool
 from sitegen.score.comparison import Comparison, compare_summaries, compatibility_key, summarize
 from sitegen.score.matching import PreparedCases
 from sitegen.score.reasons import pack_reasons
-from sitegen.score.results import Difference, compare_result, read_results, write_results, writes_as
+from sitegen.score.results import Difference, compare_result, read_results, results_pieces, write_results, writes_as
 from sitegen.score.scoring import aggregate_observed, observe_run, score_run
 from sitegen.score.seals import SealChange, case_digests, compare_seal, locate_seal_changes, seal_run
 from sitegen.score.verified import Known, VerifiedRuns
@@ -284,7 +283,12 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
     lines: list[str] = []
     problems: list[Diagnostic] = []
     seal_changes: dict[str, tuple[SealChange, ...]] = {}
-    updated = dict(recorded)
+    # the record as it will be written, kept packed run by run like the fresh results: at 10,000 case versions ten runs'
+    # results unpacked at once would take over 1 GB
+    updated = ResultSpool()
+    for run_id in recorded:
+        updated.adopt(recorded, run_id)
+    changed = False
     at = _locator(records)
     index = {run_id: i for i, run_id in enumerate(recorded)}
     for run_id in run_ids:
@@ -308,28 +312,39 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
                     continue
                 lines.append(f"{run_id}: {summary} (reproduces the record; sealed)")
             elif seal:
-                updated[run_id] = replace(kept, seal=sealed_now(run_id))
+                updated.add(replace(kept, seal=sealed_now(run_id)))
+                changed = True
                 lines.append(f"{run_id}: {summary} (reproduces the record; sealed now)")
             else:
                 lines.append(f"{run_id}: {summary} (reproduces the record; not sealed: `sitegen score --seal {run_id}` seals it)")
         else:
-            updated[run_id] = replace(result, seal=sealed_now(run_id))
+            # score_runs sealed it already (sealed=True), so it is taken as packed there
+            updated.adopt(fresh, run_id)
+            changed = True
             lines.append(f"{run_id}: {summary} (added, sealed)")
     problems = locate_seal_changes(records, seal_changes) + problems
-    # the record as sitegen writes it, made once: it is also what is written when no entry changed
-    canonical = write_results(recorded) if source is not None else None
-    if canonical is not None and (reformatted := _reformatted(source.path, source.data, canonical)) is not None:
-        problems.append(reformatted)
+    # the record must be in the bytes sitegen writes: compared piece by piece, the whole canonical record is made only to
+    # say where it differs
+    if source is not None and not writes_as(recorded, source.data):
+        problems.append(_reformatted(source.path, source.data, write_results(recorded)))
     if problems:
         raise PublicationError(problems)
-    unchanged = len(updated) == len(recorded) and all(updated[run_id] is kept for run_id, kept in recorded.items())
-    data = canonical if canonical is not None and unchanged else write_results(updated)
-    target = Path(root) / "results.json"
-    if source is None or source.sha256 != hashlib.sha256(data).hexdigest():
-        temporary = target.with_name(".results.json.tmp")
-        temporary.write_bytes(data)
-        temporary.replace(target)
+    if source is None or changed:  # else the record's bytes are already those sitegen writes (checked above)
+        _write_record(Path(root) / "results.json", updated)
     return ScoreReport(tuple(lines))
+
+
+def _write_record(target: Path, results: ResultSpool) -> None:
+    """Write the results record run by run into a temporary file that then replaces it: at 10,000 case versions the
+    record is 270 MB, which need not be held in memory once, let alone twice (its pieces and their join)."""
+    temporary = target.with_name(".results.json.tmp")
+    try:
+        with temporary.open("wb") as out:
+            for piece in results_pieces(results):
+                out.write(piece)
+        temporary.replace(target)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def _reformatted(path: str, data: bytes, canonical: bytes) -> Diagnostic | None:
