@@ -146,17 +146,20 @@ def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *,
     return verified
 
 
-def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1, sealed: bool = False) -> Mapping[str, m.RunResult]:
+def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1, sealed: bool = False,
+               packed: bool = False) -> Mapping[str, m.RunResult]:
     """Fresh results of the named runs, in the order named (memory holds results, never more than one run's observations).
 
     With `sealed`, each published run's result carries its seal as the records stand, taken right after scoring it, so
-    its answers are not unpacked a second time for the seal (and with `jobs`, in the worker that scored it); the results
-    are then kept packed as they come (a ResultSpool, in the order scored), so memory holds about one run's unpacked.
+    its answers are not unpacked a second time for the seal (and with `jobs`, in the worker that scored it). With
+    `sealed` or `packed`, the results are kept packed as they come (a ResultSpool, in the order scored), so memory holds
+    about one run's unpacked whatever the number of runs.
     """
     runs = tuple(records.run(r) for r in run_ids)
     cases = case_digests(records, _case_versions_of(records, [r for r in runs if r.published])) if sealed else {}
-    fresh = score_pass(PassRequest(records, None, compare=False, cases=cases, seal=sealed, packed=sealed), runs, jobs=jobs).results
-    if sealed:
+    packed = packed or sealed
+    fresh = score_pass(PassRequest(records, None, compare=False, cases=cases, seal=sealed, packed=packed), runs, jobs=jobs).results
+    if packed:
         return fresh
     return {run_id: fresh[run_id] for run_id in run_ids}
 
