@@ -350,11 +350,10 @@ def _write_record(target: Path, results: ResultSpool) -> None:
         temporary.unlink(missing_ok=True)
 
 
-def _reformatted(path: str, data: bytes, canonical: bytes) -> Diagnostic | None:
-    """A results record holding its values in other bytes than sitegen writes is refused, never silently rewritten or said
-    to reproduce: it is published byte for byte, and its checksum would change. Placed at the first difference."""
-    if data == canonical:
-        return None
+def _reformatted(path: str, data: bytes, canonical: bytes) -> Diagnostic:
+    """A results record holding its values in other bytes than sitegen writes (`canonical`) is refused, never silently
+    rewritten or said to reproduce: it is published byte for byte, and its checksum would change. Placed at the first
+    difference."""
     text, wanted = data.decode("utf-8"), canonical.decode("utf-8")
     at = next((i for i, (a, b) in enumerate(zip(text, wanted)) if a != b), min(len(text), len(wanted)))
     line = text.count("\n", 0, at) + 1

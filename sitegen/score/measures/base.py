@@ -146,7 +146,6 @@ class JudgedRun:
     case_versions: tuple[m.CaseVersion, ...]
     pairs: tuple[m.Pair, ...]
     contexts: Mapping[str, CaseContext]
-    answers: Mapping[tuple[str, int], m.Answer]
     verdicts: Mapping[tuple[str, int, str], m.StageVerdict]
     method: MatchingMethod
     rerun_verdict: Callable[[m.Answer, str], m.StageVerdict]
@@ -171,7 +170,6 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
         prepared = PreparedCases(records.case_versions)
     contexts = {cv.id: CaseContext(cv, prepared[cv.id]) for cv in case_versions}
     stages = records.stages(run)
-    answers: dict[tuple[str, int], m.Answer] = {}
     verdicts: dict[tuple[str, int, str], m.StageVerdict] = {}
     numbers: dict[tuple[str, int, str], int] = {}
     made = 0  # verdicts judged so far in the run
@@ -183,7 +181,6 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
         context = contexts[cv.id]
         for rep in range(1, run.repetitions + 1):
             answer = records.answers[(run.id, cv.id, rep)]
-            answers[(cv.id, rep)] = answer
             engine = answer.answer
             # equal answers come from the spool as the very same object: then every stage's verdict is the one before
             again = next((found for before, found in seen if before is engine), None)
@@ -211,7 +208,7 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
     def rerun_verdict(answer: m.Answer, stage: str) -> m.StageVerdict:
         return judge_stage(contexts[answer.case_version], answer.rerun.stage_findings(stage), method)
 
-    return JudgedRun(run, stages, case_versions, pairs, contexts, answers, verdicts, method, rerun_verdict, numbers,
+    return JudgedRun(run, stages, case_versions, pairs, contexts, verdicts, method, rerun_verdict, numbers,
                      tuple(slots), MappingProxyType(case_slots), made)
 
 
@@ -232,12 +229,6 @@ def _judged_before(judged: list[tuple[tuple[m.Finding, ...], tuple[m.StageVerdic
 def case_order(case_versions: Iterable[m.CaseVersion], repetitions: int) -> tuple[tuple[str, int], ...]:
     """Every (case version, repetition) of a run in slot order: case versions in the suite's order, then repetitions."""
     return tuple((cv.id, rep) for cv in case_versions for rep in range(1, repetitions + 1))
-
-
-def each_case(judged: JudgedRun) -> Iterator[tuple[m.CaseVersion, int]]:
-    for cv in judged.case_versions:
-        for rep in range(1, judged.run.repetitions + 1):
-            yield cv, rep
 
 
 def each_stage(judged: JudgedRun, measure: Measure | str, case_versions: Iterable[m.CaseVersion],
