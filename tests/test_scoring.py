@@ -460,7 +460,7 @@ def test_the_verdict_source_gives_fresh_verdicts_and_judges_a_repeated_answer_on
             asked += 1
     assert asked > 50
     first = next(a for a in bundled.answers.values() if a.answer.status == m.COMPLETED)
-    again = m.Answer(**{**{f: getattr(first, f) for f in first.__dataclass_fields__}, "repetition": first.repetition + 9})
+    again = first._replace(repetition=first.repetition + 9)
     assert again.answer is first.answer
     stage = bundled.stages(runs[first.run])[0]
     kept = verdicts(first, stage)

@@ -1,11 +1,11 @@
 """Packed answers and results: whatever goes in comes out equal, looked up like a dict, with few runs unpacked at once."""
 
-import dataclasses
 from pathlib import Path
 
 import pytest
 
 from sitegen.core import model as m
+from sitegen.load import spool
 from sitegen.load.records import load_records
 from sitegen.score.results import read_results, write_results
 from sitegen.core.collector import frozen_when_made
@@ -35,9 +35,9 @@ def test_equal_findings_and_answers_of_a_run_come_back_as_one_object(records):
     # an engine repeating itself is unpacked once; what comes back still equals what went in
     run = records.published_runs[0].id
     answer = next(a for key, a in records.answers.items() if key[0] == run)
-    again = dataclasses.replace(answer, repetition=answer.repetition + 100, source="again.json")
-    changed = dataclasses.replace(answer, repetition=answer.repetition + 200,
-                                  answer=dataclasses.replace(answer.answer, status="crashed"))
+    again = answer._replace(repetition=answer.repetition + 100, source="again.json")
+    changed = answer._replace(repetition=answer.repetition + 200,
+                                  answer=answer.answer._replace(status="crashed"))
     spool = AnswerSpool()
     spool.add([answer, again, changed])
     first, second, third = (spool[(run, a.case_version, a.repetition)] for a in (answer, again, changed))
@@ -55,7 +55,7 @@ def test_a_repeated_answer_is_packed_once(records):
 
     run = records.published_runs[0].id
     answer = next(a for key, a in records.answers.items() if key[0] == run)
-    again = dataclasses.replace(answer, repetition=answer.repetition + 100)
+    again = answer._replace(repetition=answer.repetition + 100)
     (packed,) = pack_answers([answer, again])
     findings, engines, rows = marshal.loads(zlib.decompress(packed.blob))
     distinct = {f for f in answer.answer.stage_findings("reviewer") + answer.answer.stage_findings("report")}
@@ -68,7 +68,7 @@ def test_a_repeated_answer_is_packed_once(records):
 def test_an_answer_repeated_in_another_file_of_the_run_is_still_one_object(records):
     run = records.published_runs[0].id
     answer = next(a for key, a in records.answers.items() if key[0] == run)
-    again = dataclasses.replace(answer, repetition=answer.repetition + 100, source="again.json")
+    again = answer._replace(repetition=answer.repetition + 100, source="again.json")
     spool = AnswerSpool()
     spool.add([answer])
     spool.add([again])
@@ -143,6 +143,8 @@ def test_loading_packs_the_answers_it_checked_without_building_their_objects(mon
     real_new, real_make = m.Finding.__new__, m.Finding._make  # a named tuple is made by either, never through __init__
     monkeypatch.setattr(m.Finding, "__new__", lambda cls, *a, **k: built.append(1) or real_new(cls, *a, **k))
     monkeypatch.setattr(m.Finding, "_make", classmethod(lambda cls, values: built.append(1) or real_make(values)))
+    # or, unpacking, by tuple's own constructor (spool._new_finding)
+    monkeypatch.setattr(spool, "_new_finding", lambda values: built.append(1) or real_make(values))
     records = load_records(RECORDS)
     assert built == [], f"{len(built)} findings built while loading"
     answer = next(iter(records.answers.values()))

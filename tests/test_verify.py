@@ -164,7 +164,7 @@ def test_equal_answers_are_judged_once_whatever_object_holds_them(records, monke
     real = scoring.judge_stage
     monkeypatch.setattr(scoring, "judge_stage", lambda *args: calls.append(args) or real(*args))
     answer = next(a for a in records.answers.values() if a.answer.reviewers)
-    copy = dataclasses.replace(answer, answer=dataclasses.replace(answer.answer))
+    copy = answer._replace(answer=answer.answer._replace())
     assert copy.answer == answer.answer and copy.answer is not answer.answer
     verdicts = scoring.verdict_source(records)
     first = verdicts(answer, "reviewer")

@@ -9,6 +9,8 @@ from itertools import count
 from collections import OrderedDict, defaultdict
 from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import partial
+from types import MappingProxyType
 from typing import Callable, ContextManager, Iterable, Iterator, Mapping, NamedTuple
 
 from sitegen.core import model as m
@@ -99,6 +101,12 @@ class AnswerSpool(Mapping[Key, m.Answer]):
     def __len__(self) -> int:
         return sum(len(s) for s in self._sources.values())
 
+    def of_run(self, run: str) -> Mapping[tuple[str, int], m.Answer]:
+        """One run's answers by (case version, repetition), unpacked once: what a pass over a whole run reads."""
+        if run not in self._packs:
+            return MappingProxyType({})
+        return MappingProxyType(self._run(run))
+
     def _run(self, run: str) -> dict[tuple[str, int], m.Answer]:
         return self._unpacked.get(run, self._unpack)
 
@@ -106,11 +114,12 @@ class AnswerSpool(Mapping[Key, m.Answer]):
         unpacked = {}
         packs = self._packs[run]
         unpacker = _Unpacker(len(packs))
+        answer_of = _new_answer
         for pack in packs:
             findings, engines, rows = marshal.loads(zlib.decompress(pack))
             engine = unpacker.engines(findings, engines)
             for case_version, repetition, answer, rerun, source in rows:
-                unpacked[(case_version, repetition)] = m.Answer(run, case_version, repetition, engine[answer], engine[rerun], source)
+                unpacked[(case_version, repetition)] = answer_of((run, case_version, repetition, engine[answer], engine[rerun], source))
         return unpacked
 
 
@@ -201,18 +210,29 @@ class _Unpacker:
     def engines(self, findings: tuple[tuple, ...], engines: tuple[tuple, ...]) -> list[m.EngineAnswer | None]:
         """The engine answers of one file's tables, in table order, then None (which row index -1 gives)."""
         shared, known = self._shared, self._findings
-        finding = [known.get(t) or known.setdefault(t, m.Finding._make(t)) for t in findings] if shared else list(map(m.Finding._make, findings))
+        finding = [known.get(t) or known.setdefault(t, _new_finding(t)) for t in findings] if shared else list(map(_new_finding, findings))
         out: list[m.EngineAnswer | None] = []
         for status, reviewers, corrections, report in engines:
-            engine = m.EngineAnswer(
+            engine = _new_engine((
                 status,
-                tuple([m.Reviewer(rid, tuple([finding[i] for i in found])) for rid, found in reviewers]),
-                tuple([m.QuoteCorrection(*c) for c in corrections]),
+                tuple([_new_reviewer((rid, tuple([finding[i] for i in found]))) for rid, found in reviewers]),
+                tuple(map(_new_correction, corrections)) if corrections else (),
                 None if report is None else tuple([finding[i] for i in report]),
-            )
+            ))
             out.append(self._engines.setdefault(_identity(engine), engine) if shared else engine)
         out.append(None)
         return out
+
+
+# the model's named tuples made from their fields in order by tuple's own constructor, skipping each one's Python-level
+# __new__ (the packed tables hold every field, in the order the asserts below check)
+_new = tuple.__new__
+_new_finding, _new_engine, _new_answer = partial(_new, m.Finding), partial(_new, m.EngineAnswer), partial(_new, m.Answer)
+_new_reviewer, _new_correction = partial(_new, m.Reviewer), partial(_new, m.QuoteCorrection)
+assert m.Finding._fields == ("id", "kind", "rule", "supporting_rules", "missing", "quote", "location", "wording", "trace")
+assert m.EngineAnswer._fields == ("status", "reviewers", "quote_corrections", "report")
+assert m.Answer._fields == ("run", "case_version", "repetition", "answer", "rerun", "source")
+assert m.Reviewer._fields == ("id", "findings") and m.QuoteCorrection._fields == ("finding", "before", "after")
 
 
 def _identity(e: m.EngineAnswer) -> tuple:
@@ -277,3 +297,10 @@ def _unpack_result(t: tuple) -> m.RunResult:
     return m.RunResult(run, version, method, outcome, tuple(m.MeasureResult(*x) for x in measures),
                        tuple(map(m.CaseResult._make, cases)), tuple(map(m.Observation._make, observations)),
                        None if seal is None else m.Seal(*seal))
+
+
+def run_answers(answers: Mapping[Key, m.Answer], run: str) -> Mapping[tuple[str, int], m.Answer]:
+    """One run's answers by (case version, repetition): the spool's unpacked run at once, or gathered from a plain mapping."""
+    if isinstance(answers, AnswerSpool):
+        return answers.of_run(run)
+    return {(cv, rep): a for (r, cv, rep), a in answers.items() if r == run}

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from operator import add
 
 from sitegen.core import model as m
+from sitegen.load.spool import run_answers
 from sitegen.score.matching import CaseContext, MatchingMethod, PreparedCases, judge_stage, method_for
 from sitegen.score.measures.base import Observed, Passed, case_order, judge_run
 from sitegen.score.measures.registry import MEASURE_FUNCTIONS, MEASURES
@@ -16,9 +17,10 @@ def run_crashed(records: m.Records, run: m.Run) -> bool:
     if run.status != m.COMPLETED:
         return True
     suite = records.suite(run.suite, run.suite_version)
+    answers = run_answers(records.answers, run.id)
     for cv in suite.case_versions:
         for rep in range(1, run.repetitions + 1):
-            a = records.answers[(run.id, cv, rep)]
+            a = answers[(cv, rep)]
             if a.answer.status != m.COMPLETED or (a.rerun is not None and a.rerun.status != m.COMPLETED):
                 return True
     return False

@@ -7,6 +7,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from sitegen.core import model as m
+from sitegen.load.spool import run_answers
 from sitegen.score.matching import CaseContext, MatchingMethod, PreparedCases, judge_stage
 
 
@@ -175,12 +176,13 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
     made = 0  # verdicts judged so far in the run
     slots: list[Slot] = []
     case_slots: dict[str, tuple[Slot, ...]] = {}
+    answers = run_answers(records.answers, run.id)
     for cv in case_versions:
         judged_before: dict[str, list[tuple[tuple[m.Finding, ...], tuple[m.StageVerdict, int]]]] = {stage: [] for stage in stages}
         seen: list[tuple[m.EngineAnswer, tuple[tuple[m.StageVerdict, int], ...]]] = []  # each engine answer judged, with its verdicts
         context = contexts[cv.id]
         for rep in range(1, run.repetitions + 1):
-            answer = records.answers[(run.id, cv.id, rep)]
+            answer = answers[(cv.id, rep)]
             engine = answer.answer
             # equal answers come from the spool as the very same object: then every stage's verdict is the one before
             again = next((found for before, found in seen if before is engine), None)
