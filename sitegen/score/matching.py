@@ -45,6 +45,8 @@ class PreparedCase:
         self.expected_by_identity = _by_identity(case_version.key.expected)
         self.expected_ids = tuple(e.id for e in case_version.key.expected)  # in key order, as verdicts name them
         self.prohibited_by_identity = _by_identity(case_version.key.prohibited)
+        # how each expected finding fared in a stage without findings: missed, with nothing near it
+        self.nothing_found = tuple([_new(_ExpectedVerdict, (e, None, None, "nothing", None)) for e in case_version.key.expected])
 
     def passage_text(self, passage: m.Passage) -> str:
         # keyed by the passage's fields: hashing the frozen dataclass itself costs a Python call every time
@@ -92,6 +94,7 @@ class CaseContext:
         self.expected_by_identity = prepared.expected_by_identity
         self.expected_ids = prepared.expected_ids
         self.prohibited_by_identity = prepared.prohibited_by_identity
+        self.nothing_found = prepared.nothing_found
         self._collapsed: dict[str, str] = {}
         self._found: dict[str, bool] = {}
         self._facts: dict[str, dict[tuple, FindingFacts]] = {}  # matching method -> decisive fields -> facts
@@ -187,6 +190,8 @@ def _matches(ctx: CaseContext, finding: m.Finding, index, method: MatchingMethod
 def judge_stage(ctx: CaseContext, findings: tuple[m.Finding, ...], method: MatchingMethod) -> m.StageVerdict:
     """Put every finding of one stage in exactly one category and say how each expected finding fared."""
     key = ctx.case_version.key
+    if not findings:  # nothing reported: every expected finding missed with nothing near it (a verdict of its own per stage)
+        return _new(m.StageVerdict, ((), ctx.nothing_found))
     expected, expected_ids = key.expected, ctx.expected_ids
     facts = ctx.facts_of(findings, method)
     edges, assignment = _edges_and_assignment(facts)
