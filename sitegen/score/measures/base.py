@@ -171,61 +171,76 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
         prepared = PreparedCases(records.case_versions)
     contexts = {cv.id: CaseContext(cv, prepared[cv.id]) for cv in case_versions}
     stages = records.stages(run)
-    verdicts: dict[tuple[str, int, str], m.StageVerdict] = {}
-    numbers: dict[tuple[str, int, str], int] = {}
     made = 0  # verdicts judged so far in the run
     slots: list[Slot] = []
     case_slots: dict[str, tuple[Slot, ...]] = {}
     answers = run_answers(records.answers, run.id)
+    repetitions = range(1, run.repetitions + 1)
     for cv in case_versions:
-        judged_before: dict[str, list[tuple[tuple[m.Finding, ...], tuple[m.StageVerdict, int]]]] = {stage: [] for stage in stages}
-        seen: list[tuple[m.EngineAnswer, tuple[tuple[m.StageVerdict, int], ...]]] = []  # each engine answer judged, with its verdicts
-        context = contexts[cv.id]
-        for rep in range(1, run.repetitions + 1):
-            answer = answers[(cv.id, rep)]
+        cv_id = cv.id
+        judged_before: list[list[tuple[tuple[m.Finding, ...], m.StageVerdict, int]]] = [[] for _ in stages]
+        seen: dict[int, tuple[tuple[m.StageVerdict, ...], tuple[int, ...]]] = {}  # by the engine answer's id: its verdicts, numbers
+        context = contexts[cv_id]
+        first = len(slots)
+        for rep in repetitions:
+            answer = answers[(cv_id, rep)]
             engine = answer.answer
-            # equal answers come from the spool as the very same object: then every stage's verdict is the one before
-            again = next((found for before, found in seen if before is engine), None)
+            # equal answers come from the spool as the very same object (alive in `answers` while this runs): then
+            # every stage's verdict is the one before
+            again = seen.get(id(engine))
             if again is None:
-                found = []
-                for stage in stages:
+                verdicts, numbers = [], []
+                for s, stage in enumerate(stages):
                     findings = engine.stage_findings(stage)
-                    numbered = _judged_before(judged_before[stage], findings)
-                    if numbered is None:
-                        numbered = (judge_stage(context, findings, method), made)
+                    for before, verdict, number in judged_before[s]:
+                        if before == findings:  # an engine often repeats itself: equal findings get the verdict made before
+                            break
+                    else:
+                        verdict, number = judge_stage(context, findings, method), made
                         made += 1
-                        judged_before[stage].append((findings, numbered))
-                    found.append(numbered)
-                again = tuple(found)
-                seen.append((engine, again))
-            for stage, (verdict, number) in zip(stages, again):
-                verdicts[(cv.id, rep, stage)] = verdict
-                numbers[(cv.id, rep, stage)] = number
-            slots.append(Slot(len(slots), cv.id, rep, str(rep), ((cv.id, rep),), answer,
-                              tuple([verdict for verdict, _ in again]), tuple([number for _, number in again])))
-        case_slots[cv.id] = tuple(slots[-run.repetitions:]) if run.repetitions else ()
+                        judged_before[s].append((findings, verdict, number))
+                    verdicts.append(verdict)
+                    numbers.append(number)
+                again = seen[id(engine)] = (tuple(verdicts), tuple(numbers))
+            slots.append(_new(Slot, (len(slots), cv_id, rep, str(rep), ((cv_id, rep),), answer) + again))
+        case_slots[cv_id] = tuple(slots[first:])
     in_suite = set(suite.case_versions)
     pairs = tuple(p for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite)
 
     def rerun_verdict(answer: m.Answer, stage: str) -> m.StageVerdict:
         return judge_stage(contexts[answer.case_version], answer.rerun.stage_findings(stage), method)
 
-    return JudgedRun(run, stages, case_versions, pairs, contexts, verdicts, method, rerun_verdict, numbers,
-                     tuple(slots), MappingProxyType(case_slots), made)
+    return JudgedRun(run, stages, case_versions, pairs, contexts, _BySlot(case_slots, stages, _VERDICTS), method, rerun_verdict,
+                     _BySlot(case_slots, stages, _NUMBERS), tuple(slots), MappingProxyType(case_slots), made)
 
 
-def _judged_before(judged: list[tuple[tuple[m.Finding, ...], tuple[m.StageVerdict, int]]],
-                   findings: tuple[m.Finding, ...]) -> tuple[m.StageVerdict, int] | None:
-    """The verdict already made on equal findings (an engine often repeats itself), with its number, or None; findings
-    are frozen values.
+_new = tuple.__new__  # a Slot made from its fields in order (checked here), skipping the named tuple's Python-level __new__
+assert Slot._fields == ("index", "case_version", "repetition", "label", "cases", "answer", "verdicts", "numbers")
+_VERDICTS, _NUMBERS = Slot._fields.index("verdicts"), Slot._fields.index("numbers")
 
-    The same verdict object then stands for every repetition that gave it, which the measures may use as a shortcut.
-    Compared rather than hashed: a frozen dataclass's hash is computed anew each time, and unequal answers mostly differ early.
-    """
-    for before, numbered in judged:
-        if before == findings:
-            return numbered
-    return None
+
+class _BySlot(Mapping[tuple[str, int, str], Any]):
+    """A slot's verdict or verdict number per stage, by (case version, repetition, stage): read from the slots, not kept twice."""
+
+    def __init__(self, case_slots: Mapping[str, tuple[Slot, ...]], stages: tuple[str, ...], field: int):
+        self._case_slots, self._field = case_slots, field
+        self._stages = {stage: i for i, stage in enumerate(stages)}
+
+    def __getitem__(self, key: tuple[str, int, str]) -> Any:
+        cv_id, rep, stage = key
+        slots, at = self._case_slots.get(cv_id), self._stages.get(stage)
+        if slots is None or at is None or type(rep) is not int or not 1 <= rep <= len(slots):
+            raise KeyError(key)
+        return slots[rep - 1][self._field][at]
+
+    def __iter__(self) -> Iterator[tuple[str, int, str]]:
+        for cv_id, slots in self._case_slots.items():
+            for slot in slots:
+                for stage in self._stages:
+                    yield (cv_id, slot.repetition, stage)
+
+    def __len__(self) -> int:
+        return sum(map(len, self._case_slots.values())) * len(self._stages)
 
 
 def case_order(case_versions: Iterable[m.CaseVersion], repetitions: int) -> tuple[tuple[str, int], ...]:
