@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from operator import add
+from operator import add, itemgetter
 
 from sitegen.core import model as m
 from sitegen.load.spool import run_answers
@@ -97,17 +97,19 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
     order = case_order(case_versions, run.repetitions)
     slot_of = {case: i for i, case in enumerate(order)}
     measures = []
-    observations: list[m.Observation] = []
+    kept: list[tuple[tuple, m.Observation]] = []  # (the record's order, observation) of those that did not plainly pass
     # per measure, how many observations each slot took part in, and how many of those did not pass
     involved: dict[str, list[int]] = {}
     not_passed: dict[str, list[int]] = {}
     failed_slots: set[int] = set()  # a case with a failed observation is BLOCK, else with a pending one PENDING
     pending_slots: set[int] = set()
+    repetition_order: dict[str, tuple[int, ...]] = {}
     for measure, items in observed.items():
         counts = {m.PASSED: 0, m.FAILED: 0, m.PENDING: 0, m.DISMISSED: 0}
         plainly_passed = 0
         taking_part = [0] * len(order)
         failing = [0] * len(order)
+        measure_at = _MEASURE_ORDER[measure]
         for obs in items:
             if type(obs) is Passed:
                 plainly_passed += obs.count
@@ -124,7 +126,13 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
                 for i in slots:
                     failing[i] += 1
                 (failed_slots if result == m.FAILED else pending_slots).update(slots)
-            observations.append(_observation(obs[:_PUBLIC_FIELDS]))  # by position: an Observed begins with its fields
+            repetition = obs[2]
+            rep_key = repetition_order.get(repetition)
+            if rep_key is None:
+                rep_key = repetition_order[repetition] = _rep_key(repetition)
+            # the results record's order: measure, case version, repetition, stage, subject, reason
+            kept.append(((measure_at, obs[1], rep_key, _STAGE_ORDER[obs[3]], obs[4], obs[6]),
+                         _new(_Observation, obs[:_PUBLIC_FIELDS])))  # by position: an Observed begins with its fields
         involved[measure], not_passed[measure] = taking_part, failing
         counts[m.PASSED] += plainly_passed
         total = sum(counts.values())
@@ -139,18 +147,15 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
         tallies = {measure: (taking[i] - failing[i], taking[i]) for measure, taking, failing in columns if taking[i]}
         state = (m.BLOCK if i in failed_slots else m.PENDING_CONFIRMATION if i in pending_slots
                  else m.PASS if tallies else m.NOT_OBSERVED)
-        cases.append(m.CaseResult(cv_id, rep, state, tallies))
-    observations.sort(key=_observation_order)
-    return m.RunResult(run.id, version, method_id, run_outcome([x.state for x in measures]), tuple(measures), tuple(cases), tuple(observations))
+        cases.append(_new(_CaseResult, (cv_id, rep, state, tallies)))
+    kept.sort(key=_first)
+    return m.RunResult(run.id, version, method_id, run_outcome([x.state for x in measures]), tuple(measures), tuple(cases),
+                       tuple([o for _, o in kept]))
 
 
 _MEASURE_ORDER = {name: i for i, name in enumerate(MEASURES)}
 _STAGE_ORDER = {stage: i for i, stage in enumerate(m.STAGES)}
-
-
-def _observation_order(o: m.Observation) -> tuple:
-    """The results record's order of observations: measure, case version, repetition, stage, subject, reason."""
-    return (_MEASURE_ORDER[o.measure], o.case_version, _rep_key(o.repetition), _STAGE_ORDER[o.stage], o.subject, o.reason)
+_first = itemgetter(0)
 
 
 def _rep_key(repetition: str) -> tuple[int, ...]:
@@ -158,8 +163,9 @@ def _rep_key(repetition: str) -> tuple[int, ...]:
 
 
 _PUBLIC_FIELDS = len(m.Observation._fields)
-_observation = m.Observation._make
+_new, _Observation, _CaseResult = tuple.__new__, m.Observation, m.CaseResult  # made from their fields in order (checked here)
 assert Observed._fields[:_PUBLIC_FIELDS] == m.Observation._fields
+assert m.CaseResult._fields == ("case_version", "repetition", "state", "measures")
 
 
 def verdict_source(records: m.Records):

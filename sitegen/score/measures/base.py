@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
@@ -214,7 +215,12 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
                      _BySlot(case_slots, stages, _NUMBERS), tuple(slots), MappingProxyType(case_slots), made)
 
 
-_new = tuple.__new__  # a Slot made from its fields in order (checked here), skipping the named tuple's Python-level __new__
+# a Slot, or an Observed with all its fields, made from its fields in order (checked here), skipping the named tuple's
+# Python-level __new__: a run makes thousands of each
+_new = tuple.__new__
+assert Observed._fields == ("measure", "case_version", "repetition", "stage", "subject", "result", "reason", "detail", "cases",
+                            "quote", "why")
+observed_of = partial(_new, Observed)  # an Observed from all eleven of its fields, in order, as one tuple
 assert Slot._fields == ("index", "case_version", "repetition", "label", "cases", "answer", "verdicts", "numbers")
 _VERDICTS, _NUMBERS = Slot._fields.index("verdicts"), Slot._fields.index("numbers")
 
@@ -270,7 +276,7 @@ def each_stage(judged: JudgedRun, measure: Measure | str, case_versions: Iterabl
                         found[key] = failure
                 if failure is not None:
                     why, detail = failure
-                    yield Observed(measure, cv_id, repetition, stage, "-", m.FAILED, why.code, detail, cases, None, why)
+                    yield _new(Observed, (measure, cv_id, repetition, stage, "-", m.FAILED, why.code, detail, cases, None, why))
                 elif listed:
                     yield Observed(measure, cv_id, repetition, stage, "-", m.PASSED, "", "", cases, None)
                 else:
@@ -288,8 +294,8 @@ _UNSEEN = object()  # not looked at yet (None is taken: looked at, and passed)
 def failed(measure: str, case_version: str, repetition: str, stage: str, subject: str, result: str, why: Reason,
            texts: Mapping[str, ReasonText], cases: tuple[tuple[str, int], ...], quote: str | None = None) -> Observed:
     """An observation that did not pass, its record's detail rendered from its structured reason."""
-    return Observed(measure, case_version, repetition, stage, subject, result, why.code, texts[why.code].detail(why),
-                    cases, quote, why)
+    return _new(Observed, (measure, case_version, repetition, stage, subject, result, why.code, texts[why.code].detail(why),
+                           cases, quote, why))
 
 
 def more(differences: tuple) -> str:

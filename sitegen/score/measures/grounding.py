@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from sitegen.core import model as m
-from sitegen.score.measures.base import N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, texts_of
+from sitegen.score.measures.base import (N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, observed_of,
+                                         texts_of)
 
 
 def _miss(text: str):
@@ -116,7 +117,8 @@ def _observed_in(verdict: m.StageVerdict, stage: str) -> list[m.ExpectedVerdict]
 
 
 def _observed(cv_id: str, repetition: str, stage: str, ev: m.ExpectedVerdict, result: str, why: Reason, cases) -> Observed:
-    return Observed("GROUNDING", cv_id, repetition, stage, ev.expected.id, result, why.code, detail(result, why), cases, None, why)
+    return observed_of(("GROUNDING", cv_id, repetition, stage, ev.expected.id, result, why.code, detail(result, why), cases, None,
+                           why))
 
 
 MEASURE = Measure("GROUNDING", N_("Finds what the key expects"), grounding, REASONS, example_case="cure-unchecked")

@@ -6,7 +6,8 @@ from typing import Iterator
 
 from sitegen.core import model as m
 from sitegen.core.text import quotes_nothing
-from sitegen.score.measures.base import N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, failed, texts_of
+from sitegen.score.measures.base import (N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, failed,
+                                         observed_of, texts_of)
 
 REASONS = (
     ReasonText("quote.empty", N_("empty quote, cannot be checked"), lambda why: "the quote is empty and cannot be checked"),
@@ -33,8 +34,8 @@ def quote_fidelity(judged: JudgedRun, listed: bool = True) -> Iterator[Observed 
                     seen = looked_at[number] = _looked_at(ctx, verdict)
                 passed += seen[0]
                 for subject, why, detail, quote in seen[1]:
-                    yield Observed("QUOTE_FIDELITY", cv_id, repetition, stage, subject, m.FAILED, why.code, detail, cases,
-                                   quote, why)
+                    yield observed_of(("QUOTE_FIDELITY", cv_id, repetition, stage, subject, m.FAILED, why.code, detail,
+                                          cases, quote, why))
                 continue
             for v in verdict.findings:
                 quote = v.finding.quote
