@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from operator import add, itemgetter
+from itertools import repeat
+from operator import add, itemgetter, sub
 
 from sitegen.core import model as m
 from sitegen.load.spool import run_answers
@@ -141,10 +142,13 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
             measure, measure_state(passed, total, counts[m.FAILED], counts[m.PENDING]),
             passed, total, counts[m.FAILED], counts[m.PENDING], counts[m.DISMISSED],
         ))
-    columns = [(measure, involved[measure], not_passed[measure]) for measure in sorted(observed)]  # a case lists its measures by name
+    names = sorted(observed)  # a case lists its measures by name
+    # per slot, each measure's count of observations it took part in, and of those that passed: the columns read across
+    takings = zip(*[involved[measure] for measure in names]) if names else repeat(())
+    passings = zip(*[list(map(sub, involved[measure], not_passed[measure])) for measure in names]) if names else repeat(())
     cases = []
-    for i, (cv_id, rep) in enumerate(order):
-        tallies = {measure: (taking[i] - failing[i], taking[i]) for measure, taking, failing in columns if taking[i]}
+    for i, (cv_id, rep), taking, passing in zip(range(len(order)), order, takings, passings):
+        tallies = {measure: (p, t) for measure, t, p in zip(names, taking, passing) if t}
         state = (m.BLOCK if i in failed_slots else m.PENDING_CONFIRMATION if i in pending_slots
                  else m.PASS if tallies else m.NOT_OBSERVED)
         cases.append(_new(_CaseResult, (cv_id, rep, state, tallies)))

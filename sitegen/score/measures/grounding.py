@@ -81,6 +81,8 @@ def grounding(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Pas
                                                [ev for ev in observed if ev.finding is None])
                 passed += tally[0]
                 observed = tally[1]
+            if not observed:  # mostly: nothing missed, or nothing expected
+                continue
             rerun: list[m.StageVerdict] = []  # the rerun's verdict of this stage, judged on the first miss that needs it
             for ev in observed:
                 if ev.finding is not None:

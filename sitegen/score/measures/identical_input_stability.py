@@ -29,7 +29,8 @@ _TEXTS = texts_of(REASONS)
 
 def identical_input_stability(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Passed]:
     """Each unordered pair of repetitions of one case version in one stage: same outcomes and counts."""
-    pairs = tuple(combinations(range(judged.run.repetitions), 2))  # positions in the case version's slots
+    # positions in the case version's slots, with the record's label and the reason's numbers of each pair of repetitions
+    pairs = tuple((i, j, f"{i + 1}-{j + 1}", (i + 1, j + 1)) for i, j in combinations(range(judged.run.repetitions), 2))
     signatures: list = [None] * judged.verdict_count  # by the verdict's number: one verdict stands for every repetition that gave it
     involved = None if listed else judged.counter()
     total = 0
@@ -37,7 +38,7 @@ def identical_input_stability(judged: JudgedRun, listed: bool = True) -> Iterato
         cv_id = cv.id
         slots = judged.case_slots[cv_id]
         for s, stage in enumerate(judged.stages):
-            for i, j in pairs:
+            for i, j, label, repetitions in pairs:
                 first, second = slots[i], slots[j]
                 left, right = first.verdicts[s], second.verdicts[s]
                 if left is not right:
@@ -50,7 +51,7 @@ def identical_input_stability(judged: JudgedRun, listed: bool = True) -> Iterato
                 if left is right or a == b:
                     # equal answers are judged once, so nothing can differ; equal outcomes and counts are compared in one go
                     if listed:
-                        yield Observed("IDENTICAL_INPUT_STABILITY", cv_id, f"{i + 1}-{j + 1}", stage, "-", m.PASSED, "", "",
+                        yield Observed("IDENTICAL_INPUT_STABILITY", cv_id, label, stage, "-", m.PASSED, "", "",
                                        first.cases + second.cases, None)
                     else:
                         involved[first.index] += 1
@@ -59,9 +60,9 @@ def identical_input_stability(judged: JudgedRun, listed: bool = True) -> Iterato
                     continue
                 differences = _differences(left.expected, a, b)
                 key = differences[0].key
-                why = Reason("outcome" if key.startswith("expected:") else f"count.{key}", repetitions=(i + 1, j + 1),
+                why = Reason("outcome" if key.startswith("expected:") else f"count.{key}", repetitions=repetitions,
                              differences=differences)
-                yield failed("IDENTICAL_INPUT_STABILITY", cv_id, f"{i + 1}-{j + 1}", stage, "-", m.FAILED, why, _TEXTS,
+                yield failed("IDENTICAL_INPUT_STABILITY", cv_id, label, stage, "-", m.FAILED, why, _TEXTS,
                              first.cases + second.cases)
     if involved is not None:
         yield Passed(total, involved)
@@ -91,10 +92,13 @@ _COUNTS = ("flaws", "strengths", "unexpected", "prohibited")  # the signature's 
 def _differences(expected: tuple[m.ExpectedVerdict, ...], left: tuple, right: tuple) -> tuple[Difference, ...]:
     """Every entry two signatures disagree on, in the results record's words: each expected finding (in key order, as
     "expected:ID", matched or missed), then each count."""
-    differences = [Difference(f"expected:{ev.expected.id}", "matched" if a else "missed", "matched" if b else "missed")
+    differences = [_new(Difference, (f"expected:{ev.expected.id}", "matched" if a else "missed", "matched" if b else "missed"))
                    for ev, a, b in zip(expected, left[0], right[0]) if a != b]
-    differences += [Difference(name, a, b) for name, a, b in zip(_COUNTS, left[1:], right[1:]) if a != b]
+    differences += [_new(Difference, (name, a, b)) for name, a, b in zip(_COUNTS, left[1:], right[1:]) if a != b]
     return tuple(differences)
+
+
+_new = tuple.__new__  # a Difference made from its three fields, in order
 
 
 MEASURE = Measure("IDENTICAL_INPUT_STABILITY", N_("Same assessment when repeated"), identical_input_stability, REASONS,

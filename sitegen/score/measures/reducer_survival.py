@@ -6,7 +6,8 @@ from typing import Iterator
 
 from sitegen.core import model as m
 from sitegen.score.matching import MatchingMethod, evidence
-from sitegen.score.measures.base import N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, failed, texts_of
+from sitegen.score.measures.base import (N_, JudgedRun, Measure, Observed, Passed, Reason, ReasonText, observed_of,
+                                         texts_of)
 
 
 def _changed_rule(why: Reason) -> str:
@@ -47,13 +48,16 @@ def reducer_survival(judged: JudgedRun, listed: bool = True) -> Iterator[Observe
             # a repetition that repeated an earlier one's answers has the very same verdicts, and so the same outcomes
             outcomes = next((o for before, after, o in seen if before is reviewer and after is report), None)
             if outcomes is None:
-                outcomes = list(_survivals(ctx, reviewer, report, judged.method))
+                # each failure's record detail rendered once, for every repetition that shares it
+                outcomes = [(subject, failure, None if failure is None else _TEXTS[failure.code].detail(failure))
+                            for subject, failure in _survivals(ctx, reviewer, report, judged.method)]
                 seen.append((reviewer, report, outcomes))
             repetition, cases = slot.label, slot.cases
             passed = 0
-            for subject, failure in outcomes:
+            for subject, failure, detail in outcomes:
                 if failure is not None:
-                    yield failed("REDUCER_SURVIVAL", cv.id, repetition, m.REPORT, subject, m.FAILED, failure, _TEXTS, cases)
+                    yield observed_of(("REDUCER_SURVIVAL", cv.id, repetition, m.REPORT, subject, m.FAILED, failure.code, detail,
+                                       cases, None, failure))
                 elif listed:
                     yield Observed("REDUCER_SURVIVAL", cv.id, repetition, m.REPORT, subject, m.PASSED, "", "", cases, None)
                 else:
