@@ -12,6 +12,7 @@ from typing import Mapping
 from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic
 from sitegen.load.jsonread import JsonText, parse_json
+from sitegen.load.spool import run_answers
 
 # A run's sealed fields as runs.json spells them, with the Run attribute each is read into.
 RUN_FIELDS = (
@@ -92,16 +93,20 @@ def seal_run(records: m.Records, run_id: str, *, cases: Mapping[str, Mapping[str
     pairs = {p.id: digest({"kind": p.kind, "versions": list(p.versions), "rules_differ": p.rules_differ})
              for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite}
     answers: dict[str, dict[str, str]] = {}
-    seen: dict[tuple, str] = {}  # equal answers recur across repetitions: digest each distinct one once
+    # equal answers recur across repetitions, and come from the spool as the very same objects (alive in `given` while
+    # this runs): each distinct pair of engine answers is digested once, found by identity rather than by hashing it whole
+    seen: dict[tuple[int, int], str] = {}
+    given = run_answers(records.answers, run.id)
     for cv in suite.case_versions:
         for rep in range(1, run.repetitions + 1):
-            answer = records.answers.get((run.id, cv, rep))
+            answer = given.get((cv, rep))
             if answer is None:
                 continue
-            same = (answer.answer, answer.rerun)
-            if same not in seen:
-                seen[same] = digest(answer_form(answer))
-            answers.setdefault(cv, {})[str(rep)] = seen[same]
+            same = (id(answer.answer), id(answer.rerun))
+            found = seen.get(same)
+            if found is None:
+                found = seen[same] = digest(answer_form(answer))
+            answers.setdefault(cv, {})[str(rep)] = found
     fields = {path: digest(getattr(run, attribute)) for path, attribute in RUN_FIELDS}
     return m.Seal(fields, records.setups[run.setup].fingerprint, case_versions, pairs, answers)
 
