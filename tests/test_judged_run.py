@@ -37,3 +37,27 @@ def test_a_number_names_one_verdict_and_a_verdict_one_number():
     for k in run.verdicts:
         for j in run.verdicts:
             assert (run.numbers[k] == run.numbers[j]) == (run.verdicts[k] is run.verdicts[j]), (k, j)
+
+
+def test_a_rerun_is_judged_once_per_case_version_and_stage_and_against_its_own_key(monkeypatch):
+    """JudgedRun.rerun_verdict keeps a rerun's verdict for the repetitions that share the very same rerun, but never lends
+    it to another case version whose answers happen to be the same object."""
+    from sitegen.score.measures import base
+
+    hit = finding()
+    rerun = engine([hit])  # one object, the rerun of every answer below
+    cvs = (case_version("cv", expected_findings=(expected(),)),
+           case_version("cv2", expected_findings=(expected(rules=("R-2",)),)))  # the same finding misses here
+    answers = {("cv", 1): (engine([]), rerun), ("cv", 2): (engine([]), rerun),
+               ("cv2", 1): (engine([]), rerun), ("cv2", 2): (engine([]), rerun)}
+    base_records = records(cvs, answers, repetitions=2)
+    calls = []
+    real = base.judge_stage
+    monkeypatch.setattr(base, "judge_stage", lambda *args: calls.append(args[0].case_version.id) or real(*args))
+    run = judge_run(base_records, base_records.run("run"), method_for(6))
+    calls.clear()
+    slots = run.slots
+    verdicts = [run.rerun_verdict(slot.answer, m.REVIEWER) for slot in slots]
+    assert calls == ["cv", "cv2"]  # once per case version, though all four answers hold the same rerun
+    assert verdicts[0] is verdicts[1] and verdicts[2] is verdicts[3]
+    assert verdicts[0].expected[0].finding == hit.id and verdicts[2].expected[0].finding is None

@@ -208,8 +208,18 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
     in_suite = set(suite.case_versions)
     pairs = tuple(p for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite)
 
+    # by the case version, the rerun's id and the stage (equal answers of two case versions may be one object)
+    reruns: dict[tuple[str, int, str], tuple[m.EngineAnswer, m.StageVerdict]] = {}
+
     def rerun_verdict(answer: m.Answer, stage: str) -> m.StageVerdict:
-        return judge_stage(contexts[answer.case_version], answer.rerun.stage_findings(stage), method)
+        # repetitions that repeat an answer mostly repeat its rerun too, as the very same object: judged once per run
+        key = (answer.case_version, id(answer.rerun), stage)
+        kept = reruns.get(key)
+        if kept is not None and kept[0] is answer.rerun:
+            return kept[1]
+        verdict = judge_stage(contexts[answer.case_version], answer.rerun.stage_findings(stage), method)
+        reruns[key] = (answer.rerun, verdict)  # the rerun kept alive, so its id names it alone
+        return verdict
 
     return JudgedRun(run, stages, case_versions, pairs, contexts, _BySlot(case_slots, stages, _VERDICTS), method, rerun_verdict,
                      _BySlot(case_slots, stages, _NUMBERS), tuple(slots), MappingProxyType(case_slots), made)
