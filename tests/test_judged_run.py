@@ -61,3 +61,18 @@ def test_a_rerun_is_judged_once_per_case_version_and_stage_and_against_its_own_k
     assert calls == ["cv", "cv2"]  # once per case version, though all four answers hold the same rerun
     assert verdicts[0] is verdicts[1] and verdicts[2] is verdicts[3]
     assert verdicts[0].expected[0].finding == hit.id and verdicts[2].expected[0].finding is None
+
+
+def test_verdicts_and_numbers_by_key_are_the_slots_own():
+    """JudgedRun.verdicts and .numbers are read from the slots: every (case version, repetition, stage) there, nothing else."""
+    hit = finding()
+    answers = {(cv, rep): (engine([hit], report=[hit]), None) for cv in ("cv", "cv2") for rep in (1, 2)}
+    run = judged(answers, 2)
+    assert len(run.verdicts) == len(run.numbers) == len(run.slots) * len(run.stages) == 8
+    assert list(run.verdicts) == [(s.case_version, s.repetition, stage) for s in run.slots for stage in run.stages]
+    for slot in run.slots:
+        for i, stage in enumerate(run.stages):
+            assert run.verdicts[(slot.case_version, slot.repetition, stage)] is slot.verdicts[i]
+            assert run.numbers[(slot.case_version, slot.repetition, stage)] == slot.numbers[i]
+    for missing in (("cv", 0, m.REVIEWER), ("cv", 3, m.REVIEWER), ("cv3", 1, m.REVIEWER), ("cv", 1, "other"), ("cv", True, m.REVIEWER)):
+        assert missing not in run.verdicts and missing not in run.numbers
