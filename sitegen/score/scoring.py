@@ -96,7 +96,7 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
     counted per slot already (Passed), and are added to its list in one go.
     """
     order = case_order(case_versions, run.repetitions)
-    slot_of = {case: i for i, case in enumerate(order)}
+    slot_index = {case: i for i, case in enumerate(order)}.__getitem__
     measures = []
     kept: list[tuple[tuple, m.Observation]] = []  # (the record's order, observation) of those that did not plainly pass
     # per measure, how many observations each slot took part in, and how many of those did not pass
@@ -118,7 +118,7 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
                 continue
             result = obs[5]
             counts[result] += 1
-            slots = [slot_of[case] for case in obs[8]]
+            slots = list(map(slot_index, obs[8]))
             for i in slots:
                 taking_part[i] += 1
             if result == m.PASSED:
