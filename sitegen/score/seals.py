@@ -93,19 +93,21 @@ def seal_run(records: m.Records, run_id: str, *, cases: Mapping[str, Mapping[str
     pairs = {p.id: digest({"kind": p.kind, "versions": list(p.versions), "rules_differ": p.rules_differ})
              for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite}
     answers: dict[str, dict[str, str]] = {}
-    # equal answers recur across repetitions, and come from the spool as the very same objects (alive in `given` while
-    # this runs): each distinct pair of engine answers is digested once, found by identity rather than by hashing it whole
-    seen: dict[tuple[int, int], str] = {}
     given = run_answers(records.answers, run.id)
     for cv in suite.case_versions:
+        # equal answers recur across a case version's repetitions, and come from the spool as the very same objects:
+        # each distinct pair of engine answers is digested once, found by identity rather than by hashing it whole
+        seen: list[tuple[m.EngineAnswer, m.EngineAnswer | None, str]] = []
         for rep in range(1, run.repetitions + 1):
             answer = given.get((cv, rep))
             if answer is None:
                 continue
-            same = (id(answer.answer), id(answer.rerun))
-            found = seen.get(same)
-            if found is None:
-                found = seen[same] = digest(answer_form(answer))
+            for engine, rerun, found in seen:
+                if engine is answer.answer and rerun is answer.rerun:
+                    break
+            else:
+                found = digest(answer_form(answer))
+                seen.append((answer.answer, answer.rerun, found))
             answers.setdefault(cv, {})[str(rep)] = found
     fields = {path: digest(getattr(run, attribute)) for path, attribute in RUN_FIELDS}
     return m.Seal(fields, records.setups[run.setup].fingerprint, case_versions, pairs, answers)

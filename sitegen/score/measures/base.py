@@ -180,15 +180,19 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
     for cv in case_versions:
         cv_id = cv.id
         judged_before: list[list[tuple[tuple[m.Finding, ...], m.StageVerdict, int]]] = [[] for _ in stages]
-        seen: dict[int, tuple[tuple[m.StageVerdict, ...], tuple[int, ...]]] = {}  # by the engine answer's id: its verdicts, numbers
+        # each engine answer judged in this case version, with its verdicts and their numbers
+        seen: list[tuple[m.EngineAnswer, tuple[tuple[m.StageVerdict, ...], tuple[int, ...]]]] = []
         context = contexts[cv_id]
         first = len(slots)
         for rep in repetitions:
             answer = answers[(cv_id, rep)]
             engine = answer.answer
-            # equal answers come from the spool as the very same object (alive in `answers` while this runs): then
-            # every stage's verdict is the one before
-            again = seen.get(id(engine))
+            # equal answers come from the spool as the very same object: then every stage's verdict is the one before
+            for before, again in seen:
+                if before is engine:
+                    break
+            else:
+                again = None
             if again is None:
                 verdicts, numbers = [], []
                 for s, stage in enumerate(stages):
@@ -202,23 +206,24 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
                         judged_before[s].append((findings, verdict, number))
                     verdicts.append(verdict)
                     numbers.append(number)
-                again = seen[id(engine)] = (tuple(verdicts), tuple(numbers))
+                again = (tuple(verdicts), tuple(numbers))
+                seen.append((engine, again))
             slots.append(_new(Slot, (len(slots), cv_id, rep, str(rep), ((cv_id, rep),), answer) + again))
         case_slots[cv_id] = tuple(slots[first:])
     in_suite = set(suite.case_versions)
     pairs = tuple(p for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite)
 
-    # by the case version, the rerun's id and the stage (equal answers of two case versions may be one object)
-    reruns: dict[tuple[str, int, str], tuple[m.EngineAnswer, m.StageVerdict]] = {}
+    # by case version and stage (equal answers of two case versions may be one object), each rerun judged with its verdict
+    reruns: dict[tuple[str, str], list[tuple[m.EngineAnswer, m.StageVerdict]]] = {}
 
     def rerun_verdict(answer: m.Answer, stage: str) -> m.StageVerdict:
         # repetitions that repeat an answer mostly repeat its rerun too, as the very same object: judged once per run
-        key = (answer.case_version, id(answer.rerun), stage)
-        kept = reruns.get(key)
-        if kept is not None and kept[0] is answer.rerun:
-            return kept[1]
+        kept = reruns.setdefault((answer.case_version, stage), [])
+        for rerun, verdict in kept:
+            if rerun is answer.rerun:
+                return verdict
         verdict = judge_stage(contexts[answer.case_version], answer.rerun.stage_findings(stage), method)
-        reruns[key] = (answer.rerun, verdict)  # the rerun kept alive, so its id names it alone
+        kept.append((answer.rerun, verdict))
         return verdict
 
     return JudgedRun(run, stages, case_versions, pairs, contexts, _BySlot(case_slots, stages, _VERDICTS), method, rerun_verdict,
