@@ -417,7 +417,7 @@ def test_documents_and_engine_text_are_marked_with_their_language(bundled_site):
     assert '<ol class="document" lang="sv">' in case
     assert '<dd lang="sv">' in case  # rule texts
     answer = (bundled_site / "en" / "cases" / "cu" / "cure-unchecked" / "2026-09-16-release.html").read_text(encoding="utf-8")
-    assert re.search(r'<p class="wording" lang="sv"[ >]', answer)
+    assert re.search(r'</ol><p lang="sv">[^<]', answer)  # a finding's wording, after its lines
     # a quote is shown marked in its lines (and as a quotation too only when it is not the document's text verbatim)
     assert '<ol class="excerpt" lang="sv">' in answer
 
@@ -425,8 +425,10 @@ def test_documents_and_engine_text_are_marked_with_their_language(bundled_site):
 def test_every_observation_that_did_not_pass_is_explained_on_the_case_pages_it_concerns(bundled_site):
     """METHOD.md: every failed observation is traceable to run, case version, repetition and stage, with its reason,
     "so that a reader can open the case and see why": each one's reason, worded in the page's language from its structured
-    reason, stands in the section of the first repetition it concerns (and the results file's English detail does not);
-    the section of a pair's second repetition names the observation and links to that reason (issue 15, page weight)."""
+    reason, stands in the section of the first repetition it concerns (and the results file's English detail does not),
+    or, where a row of that repetition shows it as it is (a prohibited finding, a quote not found, an expected finding
+    missed), links that row; the section of a pair's second repetition names the observation and links to that reason
+    (issue 15, page weight)."""
     from collections import Counter
 
     results = json.loads((RECORDS / "results.json").read_text(encoding="utf-8"))
@@ -450,13 +452,20 @@ def test_every_observation_that_did_not_pass_is_explained_on_the_case_pages_it_c
     for (run, cv, rep), count in concerned.items():
         for lang in ("sv", "en"):
             html = (bundled_site / lang / "cases" / cv[:2] / cv / f"{run}.html").read_text(encoding="utf-8")
-            section = html[html.index(f'<section id="r{rep}"'):]
+            section = html[html.index(f'<h2 id="r{rep}"'):]
             section = re.sub(r'<ul class="reason-differences">.*?</ul>', "", section, flags=re.S)
             section = section[: section.index("</ul>", section.index(f'id="r{rep}-why"'))]
             # an item lists the observations alike but for their stage once, naming each stage (a link to its section)
             items = re.findall(r'<li><span class="st-.*?(?=<li><span class="st-|$)', section, re.S)
             stages = [len(re.findall(rf'<a href="#r{rep}-[a-z]+">', item.split('<div class="reason">')[0])) for item in items]
-            assert sum(n for item, n in zip(items, stages) if '<div class="reason">' in item) == count, (run, cv, rep, lang)
+            rows = [re.findall(rf'</a>, <a href="#(r{rep}-[a-z]+-[^"]+)">', item) for item in items]
+            assert sum(n for item, n, row in zip(items, stages, rows) if '<div class="reason">' in item or row) == count, (run, cv, rep, lang)
+            for row in (r for found in rows for r in found):
+                # the row linked instead of a reason is on the page and says the observation did not pass
+                if f'<tr id="{row}">' not in html:  # a repeated answer's anchor, leading on to the row that shows it
+                    row = re.search(rf'<a id="{row}" href="#([^"]+)">', html).group(1)
+                shown = html[html.index(f'<tr id="{row}">'):]
+                assert 'class="st-block' in shown[: shown.index("</tr>")], (run, cv, rep, lang, row)
             explained = '-why">' + ("repetition" if lang == "en" else "upprepning")
             assert sum(n for item, n in zip(items, stages) if explained in item) == linked[(run, cv, rep)], (run, cv, rep, lang)
             assert all(n >= 1 for n in stages), (run, cv, rep, lang)

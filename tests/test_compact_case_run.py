@@ -11,7 +11,7 @@ import pytest
 from sitegen.core import model as m
 from sitegen.render.cases import RepetitionInput
 from sitegen.score.measures.base import Reason
-from sitegen.score.measures.registry import MEASURES
+from sitegen.score.measures.registry import MEASURES, TITLES
 
 from sitegen.build import build_site
 
@@ -107,10 +107,14 @@ def test_the_counts_of_every_repetition_are_one_table_whose_cells_are_the_downlo
             continue
         assert html.count('<table class="counts">') == 1 and '<ul class="counts">' not in html, path
         table = html[html.index('<table class="counts">'):html.index("</table>", html.index('<table class="counts">'))]
-        assert '<th scope="colgroup"' in table and "Repetition</th>" in table, path
-        reps = re.findall(r'<th scope="col">(\d+)</th>', table)
-        shown = {measure: re.findall(r"<td>(.*?)</td>", cells)
-                 for measure, cells in re.findall(r'<th scope="row">[^<]*<code>([A-Z_]+)</code></th>(.*?)</tr>', table)}
+        assert re.search(r'<th colspan="\d+">Repetition</th>', table), path
+        # each repetition heads its column by number, linking its section: the page's table of contents
+        reps = re.findall(r'<th><a href="#r(\d+)">\1</a></th>', table)
+        assert reps and all(f'<h2 id="r{rep}">' in html for rep in reps), path
+        # a measure is named by its title (its id is on the run page and the method page)
+        measure_of = {title: measure for measure, title in TITLES.items()}
+        shown = {measure_of[title]: re.findall(r"<td>(.*?)</td>", cells)
+                 for title, cells in re.findall(r'<tr><th>([^<]*)</th>(.*?)</tr>', table)}
         for measure in MEASURES:
             expected = []
             for rep in reps:
@@ -215,6 +219,6 @@ def test_a_stage_whose_every_finding_an_earlier_row_shows_judged_alike_lists_the
                     assert not all('<td colspan="2" class="again">' in row for row in rows), (path, sid)
                 for item, target in re.findall(rf'<li id="({sid}-f-[^"]+)">.*?: <a href="#([^"]+)">[^<]*</a></li>', body):
                     row = re.search(rf'<tr id="{target}">(.*?)</tr>', html, re.S).group(1)
-                    assert 'class="st-' in row and 'class="wording"' in row, (path, item, target)
+                    assert 'class="st-' in row and re.search(r"<p[ >][^<]", row), (path, item, target)
                     listed += 1
     assert listed > 10

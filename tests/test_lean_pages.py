@@ -67,7 +67,9 @@ def tables(html: str, kind: str) -> list[str]:
 
 
 def test_a_case_run_pages_verdict_tables_have_three_columns_whose_cells_read_alone_without_a_label_per_cell(site):
-    """They had five and eight columns, each cell carrying its column's name in data-label for narrow screens."""
+    """They had five and eight columns, each cell carrying its column's name in data-label for narrow screens; now three,
+    each row headed by its finding or expected finding and each cell saying what it is, so no row of column headings
+    either (a crashed run's findings, not judged, keep theirs: finding, what it says)."""
     pages = case_run_pages(site)
     counted = 0
     for path, html in pages.items():
@@ -75,13 +77,18 @@ def test_a_case_run_pages_verdict_tables_have_three_columns_whose_cells_read_alo
         for table in tables(html, "verdicts") + tables(html, "findings"):
             assert "data-label" not in table and "scope=" not in table, path
             # finding, verdict, what it says (a crashed run's findings are not judged: no verdict)
-            assert table.count("<th>", 0, table.index("</thead>")) == (2 if "not judged" in table or "inte prövade" in table else 3), path
+            if "not judged" in table or "inte prövade" in table:
+                assert table.count("<th>", 0, table.index("</thead>")) == 2, path
+                continue
+            assert "<thead>" not in table, path
+            for row in re.findall(r'<tr id="[^"]+">(.*?)</tr>', table, re.S):
+                assert row.startswith("<th>") and row.count("<th>") == 1 and row.count("<td") == (1 if 'colspan="2"' in row else 2), (path, row)
         for table in tables(html, "findings"):
             for row in re.findall(r'<tr id="[^"]+">(.*?)</tr>', table, re.S):
                 if 'class="again"' in row:
                     continue
                 says = row[row.rindex("<td>"):]
-                assert ("primär källa <code>" if sv else "primary rule <code>") in says, (path, row)
+                assert re.search(r"(primär källa|primary rule) [^<\s]" if sv else r"primary rule [^<\s]", says), (path, row)
                 # whether it says something is missing is said only when it does
                 assert "inte att något saknas" not in says and "does not say something is missing" not in says
                 counted += 1
@@ -93,9 +100,9 @@ def test_a_report_finding_names_what_it_was_merged_from_beside_its_id(site):
     report = html[html.index('<section id="r1-report"'):]
     row = report[report.index("<tr id=\"r1-report-f-"):]
     head = row[: row.index("</th>")]
-    assert re.search(r"merged from <code>[^<]+</code>|no trace", head), head
+    assert re.search(r"<small>(merged from [a-z0-9-]+(, [a-z0-9-]+)*|no trace)</small>", head), head
     sv = case_run_pages(site)["sv/cases/cu/cure-unchecked/2026-09-16-release.html"]
-    assert "sammanslaget från <code>" in sv
+    assert "<small>sammanslaget från r" in sv
 
 
 def test_an_observation_of_a_pair_of_repetitions_is_explained_once_under_its_first_repetition(site):
@@ -104,8 +111,8 @@ def test_an_observation_of_a_pair_of_repetitions_is_explained_once_under_its_fir
     for lang, words in (("en", 'explained under <a href="#r1-why">repetition 1</a>'),
                         ("sv", 'förklaras under <a href="#r1-why">upprepning 1</a>')):
         html = case_run_pages(site)[f"{lang}/cases/cu/cure-unchecked/2026-09-16-release.html"]
-        r1 = html[html.index('<section id="r1"'):html.index('<section id="r2"')]
-        r2 = html[html.index('<section id="r2"'):html.index('<section id="r3"')]
+        r1 = html[html.index('<h2 id="r1"'):html.index('<h2 id="r2"')]
+        r2 = html[html.index('<h2 id="r2"'):html.index('<h2 id="r3"')]
         pair = "repetition 1–2" if lang == "en" else "upprepning 1–2"
         # one observation per stage, explained in the first repetition; in the second one line names both stages, linked there
         assert r1.count(pair) == 2 and r2.count(pair) == 1

@@ -26,11 +26,11 @@ def read(site: Path, path: str) -> str:
 
 def test_a_repetition_answered_exactly_as_an_earlier_one_links_to_it_instead_of_repeating_its_tables(site):
     html = read(site, PAGE)
-    r2 = html[html.index('<section id="r2"'):html.index('<section id="r3"')]
+    r2 = html[html.index('<h2 id="r2"'):html.index('<h2 id="r3"')]
     # its own state stays, and so do its counts, in their column of the page's table of counts; each stage keeps its
     # anchor (run pages link to it) with a link to the first
-    counts = html[html.index('<table class="counts">'):html.index('<section id="r1"')]
-    assert '<th scope="col">2</th>' in counts and 'class="st-' in r2
+    counts = html[html.index('<table class="counts">'):html.index('<h2 id="r1"')]
+    assert '<th><a href="#r2">2</a></th>' in counts and 'class="st-' in r2
     # one line for the whole repetition, then one line per stage, which keeps the stage's anchor
     assert '<p>The same answer as in <a href="#r1">repetition 1</a>, judged alike.</p>' in r2
     assert "<table" not in r2 and '<section id="r2-reviewer"' not in r2 and r2.count("The same answer") == 1
@@ -45,7 +45,7 @@ def test_a_repetition_that_differs_keeps_its_own_tables(site):
     """cure-unchecked in the 09-16 release: the second repetition answered otherwise than the first, so both show their rows."""
     html = read(site, "en/cases/cu/cure-unchecked/2026-09-16-release.html")
     assert 'id="r1-reviewer-f-' in html and 'id="r2-reviewer-f-' in html
-    assert "The same answer as in" not in html[html.index('<section id="r2"'):html.index('<section id="r3"')]
+    assert "The same answer as in" not in html[html.index('<h2 id="r2"'):html.index('<h2 id="r3"')]
 
 
 def test_an_expected_finding_links_to_its_key_row_and_passage_on_the_case_page_instead_of_repeating_the_passage(site):
@@ -54,7 +54,7 @@ def test_an_expected_finding_links_to_its_key_row_and_passage_on_the_case_page_i
     html = read(site, "en/cases/re/repeat-deviation/2026-09-02-nightly.html")
     row = html[html.index('<tr id="r1-reviewer-escalation-missing">'):]
     row = row[: row.index("</tr>")]
-    assert '<a href="index.html#key-escalation-missing"><code>escalation-missing</code></a>' in row
+    assert '<a href="index.html#key-escalation-missing">escalation-missing</a>' in row
     assert '<td><a href="index.html#L6">line 6</a></td>' in row
     assert "excerpt" not in row
     case = read(site, "en/cases/re/repeat-deviation/index.html")
@@ -97,7 +97,7 @@ def test_a_finding_an_earlier_row_shows_links_to_that_row_and_gives_its_verdict_
     html = read(site, "en/cases/cu/cure-unchecked/2026-09-16-release.html")
     row = html[html.index('<li id="r2-rerun-reviewer-f-r1-f1">'):]
     row = row[: row.index("</li>")]
-    assert row.endswith(': <a href="#r2-reviewer-f-r1-f1">r1-f1</a>') and "<code>r1-f1</code>" in row, row
+    assert row.endswith(': <a href="#r2-reviewer-f-r1-f1">r1-f1</a>') and row.startswith('<li id="r2-rerun-reviewer-f-r1-f1">r1-f1 '), row
     lead = html[:html.index('<li id="r2-rerun-reviewer-f-r1-f1">')]
     assert lead.endswith("<p>The engine's findings, each judged and worded as the finding it links to above:</p>\n<ul class=\"alike\">\n")
     first = html[html.index('<tr id="r2-reviewer-f-r1-f1">'):]
@@ -106,9 +106,9 @@ def test_a_finding_an_earlier_row_shows_links_to_that_row_and_gives_its_verdict_
     # a row whose verdict differs from the earlier row's gives its own (tests/test_compact_case_run.py)
     differs = [r for r in re.findall(r'<tr id="[^"]+">(.*?)</tr>', html, re.S) if '<td class="again">As ' in r]
     assert all('class="st-' in r for r in differs)
-    assert "excerpt" not in row and 'class="wording"' not in row
+    assert "excerpt" not in row and "<p" not in row  # neither its lines nor its wording again
     first = html[html.index('<tr id="r2-reviewer-f-r1-f1">'):]
-    assert 'class="wording"' in first[: first.index("</tr>")]  # the row linked to shows everything
+    assert re.search(r'<p lang="sv">[^<]', first[: first.index("</tr>")])  # the row linked to shows everything, its wording too
     sv = read(site, "sv/cases/cu/cure-unchecked/2026-09-16-release.html")
     assert "<p>Motorns fynd, vart och ett bedömt och formulerat som fyndet det länkar till ovan:</p>" in sv
 
@@ -212,3 +212,25 @@ def test_a_case_run_page_has_a_lighter_frame_that_keeps_the_ways_on(site):
         assert f'<a href="../../../method.html">{method}</a>' in footer and '<a href="../../../accessibility.html">' in footer
         whole = read(site, f"{lang}/cases/ap/appeal-info-missing/index.html")
         assert "downloads.html" in whole[whole.index("<header"):whole.index("</header>")]
+
+
+def test_a_row_whose_lines_an_earlier_row_shows_marked_alike_names_them_and_links_that_row(site):
+    """A duplicate finding quoting (or locating) what another finding of the page quoted showed the same excerpt of the
+    document again; now its row names the lines and links the row that shows them, marked alike, so no page shows one
+    excerpt twice, and every such link lands on a row with those lines."""
+    linked = 0
+    for lang, words in (("en", "as shown for"), ("sv", "som visas för")):
+        for page in (site / lang / "cases").rglob("*.html"):
+            if page.name == "index.html":
+                continue
+            html = page.read_text(encoding="utf-8")
+            excerpts = re.findall(r'<ol class="excerpt"[^>]*>.*?</ol>', html)
+            assert len(excerpts) == len(set(excerpts)), page
+            for lines, target in re.findall(rf'<br>(\S+ [\d–]+), {words} <a href="#([^"]+)">[^<]+</a> (?:above|ovan)<', html):
+                row = html[html.index(f'<tr id="{target}">'):]
+                row = row[: row.index("</tr>")]
+                numbers = re.findall(r'<li value="(\d+)">', row)
+                span = numbers[0] if len(numbers) == 1 else f"{numbers[0]}–{numbers[-1]}"
+                assert numbers and lines.endswith(" " + span), (page, lines, target)
+                linked += 1
+    assert linked > 0

@@ -52,6 +52,8 @@ class RepetitionInput:
     # rules, flag, evidence and wording, which the row then links to instead of repeating them, and whether that row's
     # verdict is this one's too, so the row need not give it either (shown_before)
     earlier: Mapping[tuple[str, str], tuple[str, str, bool]] = field(default_factory=dict)
+    # (section id, finding id) -> (row id, finding id) of an earlier row showing the same excerpt, linked instead (shown_before)
+    quoted: Mapping[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
 
     @cached_property
     def reviewers(self) -> Mapping[str, str]:
@@ -153,14 +155,15 @@ class CaseRows:
         self._macros = macros
         self._document = document
         self._words = words
-        self._excerpts: dict[tuple, tuple[Any, bool, bool]] = {}
+        self._excerpts: dict[tuple, tuple[Any, tuple[int, int] | None, bool]] = {}
         self._expected: dict[tuple, tuple[str, ...]] = {}
         self._findings: dict[tuple, Any] = {}
         self._again: dict[tuple, Any] = {}
         self._alike: dict[tuple, Any] = {}
 
     def tables(self, verdict: StageVerdict, stage: str, section_id: str, reviewers: Mapping[str, str],
-               marks: Mapping[tuple[str, str], str], earlier: Mapping[tuple[str, str], tuple[str, str, bool]]) -> Markup:
+               marks: Mapping[tuple[str, str], str], earlier: Mapping[tuple[str, str], tuple[str, str, bool]],
+               quoted: Mapping[tuple[str, str], tuple[str, str]]) -> Markup:
         """A stage's verdicts against the key, joined here from their remembered rows (a loop in the template cost several
         template calls per row, on the build's most numerous pages): how many expected findings were matched, in one line
         (each matched finding's row names the expected finding and the evidence); a table of those missed, with why; the findings,
@@ -187,8 +190,9 @@ class CaseRows:
                 return Markup("".join(out))
             out += (self._words.findings_open[(section_id, stage)], "\n")
             for v, target in zip(verdict.findings, targets):
-                out.append(f'<tr id="{section}-f-{escape_output(v.finding.id)}">\n')
-                out.append(self.finding_again(v, stage, reviewers, target) if target else self.finding(v, stage, reviewers))
+                out.append(f'<tr id="{section}-f-{escape_output(v.finding.id)}">')
+                out.append(self.finding_again(v, stage, reviewers, target) if target
+                           else self.finding(v, stage, reviewers, quoted.get((section_id, v.finding.id))))
             out.append("</tbody>\n</table>\n")
         return Markup("".join(out))
 
@@ -202,18 +206,20 @@ class CaseRows:
         """
         return _in_section(self._expected, (verdict, mark), section_id, lambda: self._macros.expected_row(verdict, _SECTION, mark))
 
-    def finding(self, verdict: Any, stage: str, reviewers: Mapping[str, str]) -> Any:
+    def finding(self, verdict: Any, stage: str, reviewers: Mapping[str, str], quoted: tuple[str, str] | None = None) -> Any:
         """A finding's row after its opening tag, which is the only part that names the section.
 
-        `reviewers` are the repetition's RepetitionInput.reviewers (or rerun_reviewers): who gave each finding.
+        `reviewers` are the repetition's RepetitionInput.reviewers (or rerun_reviewers): who gave each finding. `quoted`:
+        the row (id, finding id) that shows the same excerpt earlier on the page, linked instead of showing it again.
         """
         finding = verdict.finding
         who = reviewers.get(finding.id) if stage == "reviewer" else None
-        key = (verdict, stage, who)
+        key = (verdict, stage, who, quoted)
         found = self._findings.get(key)
         if found is None:
-            excerpt, marked, verbatim = self._excerpt(finding.quote, finding.location)
-            found = self._findings[key] = self._macros.finding_cells(verdict, stage, who, excerpt if marked else "", verbatim)
+            excerpt, lines, verbatim = self._excerpt(finding.quote, finding.location)
+            found = self._findings[key] = self._macros.finding_cells(verdict, stage, who, excerpt if lines else "", verbatim,
+                                                                     quoted + (lines,) if quoted and lines else None)
         return found
 
     def finding_again(self, verdict: Any, stage: str, reviewers: Mapping[str, str], target: tuple[str, str, bool]) -> Any:
@@ -236,15 +242,17 @@ class CaseRows:
             found = self._alike[key] = self._macros.finding_alike(verdict.finding, stage, who, *target[:2])
         return found
 
-    def _excerpt(self, quote: str | None, lines: tuple[int, int] | None) -> tuple[Any, bool, bool]:
-        """The rendered excerpt of passage_lines, whether it marks any line at all, and whether its mark is the quote itself
-        (one line, the marked text character for character the quote), so the quote need not be printed twice."""
+    def _excerpt(self, quote: str | None, lines: tuple[int, int] | None) -> tuple[Any, tuple[int, int] | None, bool]:
+        """The rendered excerpt of passage_lines, the first and last line it shows (None: it marks no line at all), and
+        whether its mark is the quote itself (one line, the marked text character for character the quote), so the quote
+        need not be printed twice."""
         key = (quote, lines)
         found = self._excerpts.get(key)
         if found is None:
             marked = passage_lines(self._document, quote, lines)
             verbatim = quote is not None and len(marked) == 1 and marked[0].marked == quote
-            found = self._excerpts[key] = (self._macros.excerpt(marked), bool(marked), verbatim)
+            shown = (marked[0].number, marked[-1].number) if marked else None
+            found = self._excerpts[key] = (self._macros.excerpt(marked), shown, verbatim)
         return found
 
 
@@ -301,22 +309,26 @@ def collect_case(
                                    shown, why)
             twin = _repeated(made, reps)
             reps.append(made if twin is None else replace(made, same_as=twin))
-        run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), shown_before(reps)))
+        run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), shown_before(reps, cv.document)))
     return CaseInput(cv, pairs, tuple(run_inputs))
 
 
-def shown_before(reps: Iterable[RepetitionInput]) -> tuple[RepetitionInput, ...]:
+def shown_before(reps: Iterable[RepetitionInput], document: str = "") -> tuple[RepetitionInput, ...]:
     """Each repetition with `earlier` filled in, in the order the page shows sections: repetitions, then the answer's
     stages, then the rerun's. A report finding usually repeats the reviewer finding it was merged from, and a repetition
     mostly repeats the one before: such a row links to the first row with the same content, and names its verdict unless
-    that row's is the same (the verdict but the finding: category, expected finding, evidence, quote found, duplicates)."""
+    that row's is the same (the verdict but the finding: category, expected finding, evidence, quote found, duplicates).
+    A row that shows its own content but whose excerpt of `document` (passage_lines: the same lines, marked alike) an
+    earlier row shows links to that row instead of showing the same lines again."""
     first: dict[tuple, str] = {}
+    first_quote: dict[tuple, tuple[str, str]] = {}
     done = []
     for rep in reps:
         if rep.same_as is not None:
             done.append(rep)
             continue
         earlier: dict[tuple[str, str], tuple[str, str, bool]] = {}
+        quoted: dict[tuple[str, str], tuple[str, str]] = {}
         anchor = repetition_anchor(rep.repetition)
         sections = [(repetition_anchor(rep.repetition, stage), verdict) for stage, verdict in rep.verdicts]
         sections += [(f"{anchor}-rerun-{stage}", verdict) for stage, verdict in rep.rerun_verdicts]
@@ -328,7 +340,12 @@ def shown_before(reps: Iterable[RepetitionInput]) -> tuple[RepetitionInput, ...]
                 row = first.setdefault(content, (f"{section_id}-f-{f.id}", f.id, judged))
                 if row[0] != f"{section_id}-f-{f.id}":
                     earlier[(section_id, f.id)] = (row[0], row[1], row[2] == judged)
-        done.append(replace(rep, earlier=earlier) if earlier else rep)
+                elif v.quote_found is not False and (f.quote is not None or f.location is not None):
+                    marked = passage_lines(document, f.quote, f.location)
+                    shown = first_quote.setdefault(marked, row[:2]) if marked else row[:2]
+                    if shown[0] != row[0]:
+                        quoted[(section_id, f.id)] = shown
+        done.append(replace(rep, earlier=earlier, quoted=quoted) if earlier or quoted else rep)
     return tuple(done)
 
 
