@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
@@ -12,6 +13,7 @@ from sitegen.changelog.changes import Changelog, build_changelog
 from sitegen.core import model as m
 from sitegen.core.collector import collector_paused, frozen_when_made
 from sitegen.core.errors import Diagnostic, PublicationError, RecordsError, UsageError
+from sitegen.core.files import HeldFile
 from sitegen.load.answercache import CheckedAnswers
 from sitegen.load.publications import read_publications
 from sitegen.load.records import load_records
@@ -22,6 +24,7 @@ from sitegen.publish.exportcontext import ExportContext
 from sitegen.publish.exports import check_export_names, export_files
 from sitegen.publish.provenance import Provenance, check_provenance
 from sitegen.publish.site import PageWriter, check_out_dir, is_site, sha256sums, staging, write_site
+from sitegen.publish.siteindex import forget_index, held_files, read_index, site_stats, write_index
 from sitegen.publish.stamp import Stamp, forget_stamp, input_digest, read_stamp, site_files, up_to_date, write_stamp
 from sitegen.render.catalogs import load_catalogs
 from sitegen.render.feed import FEED_PATH, feed_path, render_atom, render_changelog_json
@@ -243,10 +246,11 @@ def render_salt(checked: Checked, *, detail_runs: int | None = None) -> bytes:
 
 
 def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None, write=None, cache: PageCache | None = None,
-                detail_runs: int | None = None):
+                detail_runs: int | None = None, held: Mapping[str, HeldFile] | None = None):
     """All pages (a generator: a large site is never held in memory at once) and the extra files; same input, same bytes.
 
-    `write` (a site.PageWriter on the staging folder) lets the processes that render most pages write them too.
+    `write` (a site.PageWriter on the staging folder) lets the processes that render most pages write them too; `held`
+    (publish/siteindex.py) names the previous site's pages as the last build with `cache` left them.
     """
     say = progress or (lambda phase, detail="": None)
     records = checked.records
@@ -256,7 +260,8 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
                        catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, templates=TEMPLATES,
                        jobs=jobs, comparisons=checked.comparisons, write=write, provenance=checked.provenance,
                        exports=tuple(name for name, _ in checked.exports), reasons=checked.reasons, cache=cache,
-                       detail_runs=detail_runs, salt=render_salt(checked, detail_runs=detail_runs) if cache is not None else b"")
+                       detail_runs=detail_runs, salt=render_salt(checked, detail_runs=detail_runs) if cache is not None else b"",
+                       held=held or {})
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     url, updated = records.config.base_url, checked.build_date
     extra = (
@@ -299,16 +304,22 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
                             before=checked_cache(pages_cache) if inputs is not None else None)
     with staging(target) as folder:
         previous = target if is_site(target) else None  # its unchanged files are linked, not written again
+        held = read_index(pages_cache, target) if inputs is not None and previous is not None else {}
         pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder, previous),
-                                              cache=pages_cache if inputs is not None else None, detail_runs=detail_runs)
+                                              cache=pages_cache if inputs is not None else None, detail_runs=detail_runs,
+                                              held=held)
         if progress:
             progress("write", f"{len(published)} downloads and the pages into {out}")
         if inputs is not None:
-            forget_stamp(pages_cache)  # the site it describes is about to be replaced
+            forget_stamp(pages_cache)  # the site they describe is about to be replaced
+            forget_index(pages_cache)
         manifest = write_site(_counting(pages, progress), target, published=published, extra_files=extra, staged=folder)
     summary = BuildSummary(Path(out), sum(1 for f in manifest.files if f.path.endswith(".html")), len(published))
     if inputs is not None and signing_key is None:  # a signed site is never said to be up to date: see above
-        write_stamp(pages_cache, Stamp(inputs, str(target), site_files(target), summary.pages, summary.downloads))
+        taken = time.time_ns()
+        stats = site_stats(target)
+        write_index(pages_cache, target, held_files(manifest.files, stats, taken_ns=taken))
+        write_stamp(pages_cache, Stamp(inputs, str(target), site_files(target, stats), summary.pages, summary.downloads))
     return summary
 
 

@@ -43,8 +43,9 @@ class Counting:
     page read from its entry, or linked from the previous site by the digest its entry holds."""
 
     def __init__(self, monkeypatch):
-        self.hits = self.stores = self.linked = 0
+        self.hits = self.stores = self.linked = self.relinked = 0
         get, put, reuse = PageCache.get, PageCache.put, getattr(PageWriter, "reuse", None)
+        relink = getattr(PageWriter, "relink", None)
 
         def counted_get(cache, key):
             found = get(cache, key)
@@ -55,17 +56,26 @@ class Counting:
             self.stores += 1
             return put(cache, key, data)
 
-        def counted_reuse(writer, path, size, sha256):
-            found = reuse(writer, path, size, sha256)
+        def counted_reuse(writer, path, size, sha256, *key):
+            found = reuse(writer, path, size, sha256, *key)
             page = found is not None and not path.startswith("downloads/")  # downloads are linked this way too
             self.linked += page
             self.hits += page
+            return found
+
+        def counted_relink(writer, path, held):
+            found = relink(writer, path, held)
+            self.relinked += found is not None
+            self.linked += found is not None
+            self.hits += found is not None
             return found
 
         monkeypatch.setattr(PageCache, "get", counted_get)
         monkeypatch.setattr(PageCache, "put", counted_put)
         if reuse is not None:  # (a sitegen that reads every entry it uses has none)
             monkeypatch.setattr(PageWriter, "reuse", counted_reuse)
+        if relink is not None:
+            monkeypatch.setattr(PageWriter, "relink", counted_relink)
 
 
 @pytest.fixture
