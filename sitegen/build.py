@@ -19,7 +19,7 @@ from sitegen.load.publications import read_publications
 from sitegen.load.records import load_records
 from sitegen.load.schema import schema_files
 from sitegen.load.spool import ResultSpool
-from sitegen.publish.downloads import Download, collect_downloads, collect_metadata
+from sitegen.publish.downloads import CleanFiles, Download, collect_downloads, collect_metadata
 from sitegen.publish.exportcontext import ExportContext
 from sitegen.publish.exports import check_export_names, export_files
 from sitegen.publish.provenance import Provenance, check_provenance
@@ -135,17 +135,19 @@ def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1, ca
 
 @dataclass(frozen=True)
 class CheckedBefore:
-    """What a cache found to be sitegen's keeps of the checks: answers files checked and runs verified, keyed with
-    sitegen's own code (digested once per build)."""
+    """What a cache found to be sitegen's keeps of the checks: answers files checked, runs verified and records files
+    found fit to publish, keyed with sitegen's own code (digested once per build)."""
 
     answers: CheckedAnswers
     verified: VerifiedRuns
+    published: CleanFiles | None = None
 
 
 def checked_cache(cache: PageCache) -> CheckedBefore:
     """The answers files checked and the runs verified before, kept in the folder of a cache found to be sitegen's."""
     source = folders_digest(SOURCES[0])
-    return CheckedBefore(CheckedAnswers(cache.root / "answers", source), VerifiedRuns(cache.root / "verified", source))
+    return CheckedBefore(CheckedAnswers(cache.root / "answers", source), VerifiedRuns(cache.root / "verified", source),
+                         CleanFiles(cache.root / "published", source))
 
 
 def changelog_phase(records: m.Records) -> Changelog:
@@ -158,12 +160,13 @@ def catalogs_phase(records: m.Records) -> Mapping:
     return load_catalogs(LOCALES, records.config.languages)
 
 
-def downloads_phase(records: m.Records) -> tuple[Download, ...]:
+def downloads_phase(records: m.Records, clean: CleanFiles | None = None) -> tuple[Download, ...]:
     """The files to publish, and the public run metadata a reader re-scores them with, checked to hold no internal field
-    and no unpublished run, nor to take an export's name; every check's problems come in one run."""
+    and no unpublished run (with `clean`, a records file found fit before is not checked again), nor to take an export's
+    name; every check's problems come in one run."""
     problems: list[Diagnostic] = []
     downloads: list[Download] = []
-    for check in (collect_downloads, collect_metadata, check_export_names):
+    for check in (lambda records: collect_downloads(records, clean), collect_metadata, check_export_names):
         try:
             downloads.extend(check(records) or ())
         except PublicationError as exc:
@@ -210,7 +213,7 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     recorded = recorded_phase(records, Path(records_dir))
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
     verified = verify_phase(records, recorded, jobs=jobs, cache=before.verified if before else None)
-    downloads = downloads_phase(records)
+    downloads = downloads_phase(records, before.published if before else None)
     changelog = changelog_phase(records)
     hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
     say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
