@@ -66,9 +66,16 @@ class PageJob:
             for cv_id in case_ids:
                 bundle = collect_case(self.records, cv_id, self.runs_by_case.get(cv_id, ()), self.states, self.outcomes, verdicts=None,
                                       pairs=self.pairs.get(cv_id, ()))
+                made: dict[str, str] = {}  # the bundle pickled once for every language, and only with a cache
+
+                def key(lang: str, cv_id=cv_id, bundle=bundle, made=made) -> str:
+                    if "digest" not in made:
+                        made["digest"] = page_key(b"", "case", bundle)
+                    return text_key(self.salt, lang, case_path(cv_id), "case", made["digest"])
+
                 for lang in self.languages:
-                    pages.append(self._cached(lang, case_path(cv_id), lambda lang=lang: page_key(self.salt, lang, case_path(cv_id), ("case", bundle)),
-                                              lambda lang=lang: render_case_page(self.renderers[lang], bundle)))
+                    pages.append(self._cached(lang, case_path(cv_id), lambda lang=lang, key=key: key(lang),
+                                              lambda lang=lang, bundle=bundle: render_case_page(self.renderers[lang], bundle)))
             return pages
         for cv_id in case_ids:
             run = next(r for r in self.runs_by_case[cv_id] if r.id == run_id)
