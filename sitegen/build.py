@@ -32,6 +32,7 @@ from sitegen.render.pagecache import PageCache, folders_digest, page_config, pag
 from sitegen.render.pages import iter_pages
 from sitegen.score.comparison import Comparison
 from sitegen.score.scoring import verdict_source
+from sitegen.score.recordcache import RecordEntries
 from sitegen.score.results import read_results
 from sitegen.score.verified import VerifiedRuns
 from sitegen.score.verify import Verified, verify_published
@@ -116,13 +117,17 @@ def load_phase(records_dir: Path, *, jobs: int = 1, cache: CheckedAnswers | None
         raise RecordsError(exc.diagnostics + _results_problems(Path(records_dir))) from None
 
 
-def recorded_phase(records: m.Records, records_dir: Path) -> ResultSpool:
-    """The results record, read and schema-checked (a missing one is a problem: `sitegen score --all` writes it)."""
+def recorded_phase(records: m.Records, records_dir: Path, cache: RecordEntries | None = None) -> ResultSpool:
+    """The results record, read and schema-checked (a missing one is a problem: `sitegen score --all` writes it); with
+    `cache`, only the entries not read before."""
     if "results.json" not in records.files:
         raise PublicationError([Diagnostic(str(Path(records_dir) / "results.json"), None, None, None,
                                            "no results record; run `sitegen score --all` first", "results.missing")])
     with collector_paused():
-        return read_results(records.results_json, path=str(Path(records_dir) / "results.json"), unpacking=frozen_when_made)
+        path = str(Path(records_dir) / "results.json")
+        if cache is not None:
+            return cache.read(records.results_json, path=path, unpacking=frozen_when_made)
+        return read_results(records.results_json, path=path, unpacking=frozen_when_made)
 
 
 def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1, cache: VerifiedRuns | None = None) -> Verified:
@@ -135,19 +140,20 @@ def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1, ca
 
 @dataclass(frozen=True)
 class CheckedBefore:
-    """What a cache found to be sitegen's keeps of the checks: answers files checked, runs verified and records files
-    found fit to publish, keyed with sitegen's own code (digested once per build)."""
+    """What a cache found to be sitegen's keeps of the checks: answers files checked, runs verified, records files found
+    fit to publish and the results record's entries read, keyed with sitegen's own code (digested once per build)."""
 
     answers: CheckedAnswers
     verified: VerifiedRuns
     published: CleanFiles | None = None
+    results: RecordEntries | None = None
 
 
 def checked_cache(cache: PageCache) -> CheckedBefore:
     """The answers files checked and the runs verified before, kept in the folder of a cache found to be sitegen's."""
     source = folders_digest(SOURCES[0])
     return CheckedBefore(CheckedAnswers(cache.root / "answers", source), VerifiedRuns(cache.root / "verified", source),
-                         CleanFiles(cache.root / "published", source))
+                         CleanFiles(cache.root / "published", source), RecordEntries(cache.root / "results", source))
 
 
 def changelog_phase(records: m.Records) -> Changelog:
@@ -210,7 +216,7 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     say("load", str(records_dir))
     records = load_phase(Path(records_dir), jobs=jobs, cache=before.answers if before else None)
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
-    recorded = recorded_phase(records, Path(records_dir))
+    recorded = recorded_phase(records, Path(records_dir), before.results if before else None)
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
     verified = verify_phase(records, recorded, jobs=jobs, cache=before.verified if before else None)
     downloads = downloads_phase(records, before.published if before else None)
