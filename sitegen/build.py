@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
@@ -12,16 +13,18 @@ from sitegen.changelog.changes import Changelog, build_changelog
 from sitegen.core import model as m
 from sitegen.core.collector import collector_paused, frozen_when_made
 from sitegen.core.errors import Diagnostic, PublicationError, RecordsError, UsageError
+from sitegen.core.files import HeldFile
 from sitegen.load.answercache import CheckedAnswers
 from sitegen.load.publications import read_publications
 from sitegen.load.records import load_records
 from sitegen.load.schema import schema_files
 from sitegen.load.spool import ResultSpool
-from sitegen.publish.downloads import Download, collect_downloads, collect_metadata
+from sitegen.publish.downloads import CleanFiles, Download, collect_downloads, collect_metadata
 from sitegen.publish.exportcontext import ExportContext
 from sitegen.publish.exports import check_export_names, export_files
 from sitegen.publish.provenance import Provenance, check_provenance
 from sitegen.publish.site import PageWriter, check_out_dir, is_site, sha256sums, staging, write_site
+from sitegen.publish.siteindex import forget_index, held_files, read_index, site_stats, write_index
 from sitegen.publish.stamp import Stamp, forget_stamp, input_digest, read_stamp, site_files, up_to_date, write_stamp
 from sitegen.render.catalogs import load_catalogs
 from sitegen.render.feed import FEED_PATH, feed_path, render_atom, render_changelog_json
@@ -29,6 +32,7 @@ from sitegen.render.pagecache import PageCache, folders_digest, page_config, pag
 from sitegen.render.pages import iter_pages
 from sitegen.score.comparison import Comparison
 from sitegen.score.scoring import verdict_source
+from sitegen.score.recordcache import RecordEntries
 from sitegen.score.results import read_results
 from sitegen.score.verified import VerifiedRuns
 from sitegen.score.verify import Verified, verify_published
@@ -113,13 +117,17 @@ def load_phase(records_dir: Path, *, jobs: int = 1, cache: CheckedAnswers | None
         raise RecordsError(exc.diagnostics + _results_problems(Path(records_dir))) from None
 
 
-def recorded_phase(records: m.Records, records_dir: Path) -> ResultSpool:
-    """The results record, read and schema-checked (a missing one is a problem: `sitegen score --all` writes it)."""
+def recorded_phase(records: m.Records, records_dir: Path, cache: RecordEntries | None = None) -> ResultSpool:
+    """The results record, read and schema-checked (a missing one is a problem: `sitegen score --all` writes it); with
+    `cache`, only the entries not read before."""
     if "results.json" not in records.files:
         raise PublicationError([Diagnostic(str(Path(records_dir) / "results.json"), None, None, None,
                                            "no results record; run `sitegen score --all` first", "results.missing")])
     with collector_paused():
-        return read_results(records.results_json, path=str(Path(records_dir) / "results.json"), unpacking=frozen_when_made)
+        path = str(Path(records_dir) / "results.json")
+        if cache is not None:
+            return cache.read(records.results_json, path=path, unpacking=frozen_when_made)
+        return read_results(records.results_json, path=path, unpacking=frozen_when_made)
 
 
 def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1, cache: VerifiedRuns | None = None) -> Verified:
@@ -132,17 +140,20 @@ def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1, ca
 
 @dataclass(frozen=True)
 class CheckedBefore:
-    """What a cache found to be sitegen's keeps of the checks: answers files checked and runs verified, keyed with
-    sitegen's own code (digested once per build)."""
+    """What a cache found to be sitegen's keeps of the checks: answers files checked, runs verified, records files found
+    fit to publish and the results record's entries read, keyed with sitegen's own code (digested once per build)."""
 
     answers: CheckedAnswers
     verified: VerifiedRuns
+    published: CleanFiles | None = None
+    results: RecordEntries | None = None
 
 
 def checked_cache(cache: PageCache) -> CheckedBefore:
     """The answers files checked and the runs verified before, kept in the folder of a cache found to be sitegen's."""
     source = folders_digest(SOURCES[0])
-    return CheckedBefore(CheckedAnswers(cache.root / "answers", source), VerifiedRuns(cache.root / "verified", source))
+    return CheckedBefore(CheckedAnswers(cache.root / "answers", source), VerifiedRuns(cache.root / "verified", source),
+                         CleanFiles(cache.root / "published", source), RecordEntries(cache.root / "results", source))
 
 
 def changelog_phase(records: m.Records) -> Changelog:
@@ -155,12 +166,13 @@ def catalogs_phase(records: m.Records) -> Mapping:
     return load_catalogs(LOCALES, records.config.languages)
 
 
-def downloads_phase(records: m.Records) -> tuple[Download, ...]:
+def downloads_phase(records: m.Records, clean: CleanFiles | None = None) -> tuple[Download, ...]:
     """The files to publish, and the public run metadata a reader re-scores them with, checked to hold no internal field
-    and no unpublished run, nor to take an export's name; every check's problems come in one run."""
+    and no unpublished run (with `clean`, a records file found fit before is not checked again), nor to take an export's
+    name; every check's problems come in one run."""
     problems: list[Diagnostic] = []
     downloads: list[Download] = []
-    for check in (collect_downloads, collect_metadata, check_export_names):
+    for check in (lambda records: collect_downloads(records, clean), collect_metadata, check_export_names):
         try:
             downloads.extend(check(records) or ())
         except PublicationError as exc:
@@ -204,10 +216,10 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     say("load", str(records_dir))
     records = load_phase(Path(records_dir), jobs=jobs, cache=before.answers if before else None)
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
-    recorded = recorded_phase(records, Path(records_dir))
+    recorded = recorded_phase(records, Path(records_dir), before.results if before else None)
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
     verified = verify_phase(records, recorded, jobs=jobs, cache=before.verified if before else None)
-    downloads = downloads_phase(records)
+    downloads = downloads_phase(records, before.published if before else None)
     changelog = changelog_phase(records)
     hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
     say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
@@ -243,10 +255,11 @@ def render_salt(checked: Checked, *, detail_runs: int | None = None) -> bytes:
 
 
 def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = None, write=None, cache: PageCache | None = None,
-                detail_runs: int | None = None):
+                detail_runs: int | None = None, held: Mapping[str, HeldFile] | None = None):
     """All pages (a generator: a large site is never held in memory at once) and the extra files; same input, same bytes.
 
-    `write` (a site.PageWriter on the staging folder) lets the processes that render most pages write them too.
+    `write` (a site.PageWriter on the staging folder) lets the processes that render most pages write them too; `held`
+    (publish/siteindex.py) names the previous site's pages as the last build with `cache` left them.
     """
     say = progress or (lambda phase, detail="": None)
     records = checked.records
@@ -256,7 +269,8 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
                        catalogs=checked.catalogs, build_date=checked.build_date, downloads=published, templates=TEMPLATES,
                        jobs=jobs, comparisons=checked.comparisons, write=write, provenance=checked.provenance,
                        exports=tuple(name for name, _ in checked.exports), reasons=checked.reasons, cache=cache,
-                       detail_runs=detail_runs, salt=render_salt(checked, detail_runs=detail_runs) if cache is not None else b"")
+                       detail_runs=detail_runs, salt=render_salt(checked, detail_runs=detail_runs) if cache is not None else b"",
+                       held=held or {})
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     url, updated = records.config.base_url, checked.build_date
     extra = (
@@ -299,16 +313,22 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
                             before=checked_cache(pages_cache) if inputs is not None else None)
     with staging(target) as folder:
         previous = target if is_site(target) else None  # its unchanged files are linked, not written again
+        held = read_index(pages_cache, target) if inputs is not None and previous is not None else {}
         pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder, previous),
-                                              cache=pages_cache if inputs is not None else None, detail_runs=detail_runs)
+                                              cache=pages_cache if inputs is not None else None, detail_runs=detail_runs,
+                                              held=held)
         if progress:
             progress("write", f"{len(published)} downloads and the pages into {out}")
         if inputs is not None:
-            forget_stamp(pages_cache)  # the site it describes is about to be replaced
+            forget_stamp(pages_cache)  # the site they describe is about to be replaced
+            forget_index(pages_cache)
         manifest = write_site(_counting(pages, progress), target, published=published, extra_files=extra, staged=folder)
     summary = BuildSummary(Path(out), sum(1 for f in manifest.files if f.path.endswith(".html")), len(published))
     if inputs is not None and signing_key is None:  # a signed site is never said to be up to date: see above
-        write_stamp(pages_cache, Stamp(inputs, str(target), site_files(target), summary.pages, summary.downloads))
+        taken = time.time_ns()
+        stats = site_stats(target)
+        write_index(pages_cache, target, held_files(manifest.files, stats, taken_ns=taken))
+        write_stamp(pages_cache, Stamp(inputs, str(target), site_files(target, stats), summary.pages, summary.downloads))
     return summary
 
 

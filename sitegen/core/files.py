@@ -7,6 +7,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from sitegen.core.errors import Diagnostic, PublicationError
 
@@ -41,6 +42,18 @@ class SourceFile:
             raise PublicationError([Diagnostic(self.path, None, None, None, "file changed while sitegen was reading the records; "
                                                "build again", "record.changed")])
         return data
+
+
+class HeldFile(NamedTuple):
+    """A file of the previous site as the last build with a cache left it: the page cache's key it was made under, its
+    size and SHA-256, and the device, inode and modification time it had once that build was over (publish/siteindex.py)."""
+
+    key: str
+    size: int
+    sha256: str
+    dev: int
+    ino: int
+    mtime_ns: int
 
 
 def framed(magic: bytes, data: bytes) -> bytes:

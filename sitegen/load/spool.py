@@ -254,6 +254,25 @@ class ResultSpool(Mapping[str, m.RunResult]):
         self._heads[result.run] = (result.outcome, result.measures)
         self._unpacked.forget(result.run)
 
+    def packed(self, run: str) -> tuple[bytes, str, tuple[tuple, ...]]:
+        """A run's result as it is packed here, with its outcome and measures as plain values: what add_packed takes."""
+        outcome, measures = self._heads[run]
+        return self._packs[run], outcome, tuple((x.measure, x.state, x.passed, x.observed, x.failed, x.pending, x.dismissed)
+                                                for x in measures)
+
+    def add_packed(self, run: str, pack: bytes, outcome: str, measures: tuple[tuple, ...]) -> None:
+        """Take a run's result as `packed` gave it (kept in a cache: see well_packed)."""
+        self._packs[run] = pack
+        self._heads[run] = (outcome, tuple(m.MeasureResult(*x) for x in measures))
+        self._unpacked.forget(run)
+
+    @staticmethod
+    def well_packed(kept: object) -> bool:
+        """Whether (run, *packed(run)) read back has that form: a run id, bytes, an outcome, and measures of seven fields."""
+        return (type(kept) is tuple and len(kept) == 4 and type(kept[0]) is str and type(kept[1]) is bytes
+                and type(kept[2]) is str and type(kept[3]) is tuple
+                and all(type(x) is tuple and len(x) == 7 for x in kept[3]))
+
     def adopt(self, other: ResultSpool, run: str) -> None:
         """Take one run's result from another spool as it is packed there, without unpacking it."""
         self._packs[run] = other._packs[run]

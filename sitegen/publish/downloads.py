@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
 from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic, PublicationError
+from sitegen.core.files import framed, read_framed, replace_quietly
 from sitegen.load.jsonread import escape_pointer, parse_json
 from sitegen.publish.metadata import FOLDER, public_metadata
 
@@ -32,10 +35,40 @@ class Download:
         return self.source.sha256
 
 
-def collect_downloads(records: m.Records) -> tuple[Download, ...]:
+CLEAN_MAGIC = b"sitegen-clean-download/1\n"
+
+
+@dataclass(frozen=True)
+class CleanFiles:
+    """Records files found fit to publish before (no internal field, no unpublished run), by the digest of their bytes
+    and of what they were checked for, inside a cache folder the caller found marked as sitegen's; `source` is the digest
+    of sitegen's own code, which every key includes. An entry is an empty claim framed with its digest: a damaged one is
+    no claim, and the file is checked afresh."""
+
+    root: Path
+    source: bytes
+
+    def _path(self, sha256: str, internal: set[str], hidden: list[str]) -> Path:
+        digest = hashlib.sha256(CLEAN_MAGIC + self.source)
+        digest.update(json.dumps([sha256, sorted(internal), sorted(hidden)]).encode("utf-8"))
+        return self.root / digest.hexdigest()
+
+    def known(self, sha256: str, internal: set[str], hidden: list[str]) -> bool:
+        return read_framed(self._path(sha256, internal, hidden), CLEAN_MAGIC) == b"clean"
+
+    def keep(self, sha256: str, internal: set[str], hidden: list[str]) -> None:
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return
+        replace_quietly(self._path(sha256, internal, hidden), framed(CLEAN_MAGIC, b"clean"))
+
+
+def collect_downloads(records: m.Records, clean: CleanFiles | None = None) -> tuple[Download, ...]:
     """The files to publish, refusing any that carries an internal field, names an unpublished run, or is not a records file.
 
-    Each file is read once here (the largest are hundreds of megabytes) and again only when it is written.
+    Each file is read once here (the largest are hundreds of megabytes) and again only when it is written; with `clean`,
+    a file with the same bytes found fit before for the same internal fields and unpublished runs is not read here.
     """
     problems: list[Diagnostic] = []
     downloads = []
@@ -50,7 +83,11 @@ def collect_downloads(records: m.Records) -> tuple[Download, ...]:
             problems.append(Diagnostic(published.record, None, None, None, f'"{FOLDER}" is the downloads folder of the run '
                                        "metadata; publish this record under another name", "publish.reserved-name"))
             continue
-        problems.extend(_refusals(published.record, source.data, internal, hidden))
+        if clean is None or not clean.known(source.sha256, internal, hidden):
+            refused = _refusals(published.record, source.data, internal, hidden)
+            problems.extend(refused)
+            if clean is not None and not refused:
+                clean.keep(source.sha256, internal, hidden)
         downloads.append(Download(published.name, published.record, source))
     if problems:
         raise PublicationError(problems)

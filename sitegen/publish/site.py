@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from sitegen.core.errors import Diagnostic, OutFolderError, PublicationError, WriteError
+from sitegen.core.files import HeldFile
 from sitegen.core.model import InMemoryFile, SourceFile
 from sitegen.render.pages import Page
 from sitegen.publish.swap import locked_folder, staged_prefix, swap_in, sweep
@@ -29,6 +30,7 @@ class SiteFile:
     path: str  # POSIX, relative to the site root
     size: int
     sha256: str
+    key: str = ""  # the page cache's key the page was made under ("" for any other file): the next build's index
 
 
 @dataclass(frozen=True)
@@ -153,15 +155,15 @@ class PageWriter:
         self._folders: set[Path] = set()  # made already: spares a failing mkdir per page
         self._plain: dict[Path, bool] = {}  # previous site's folders: reached through no symbolic link (asked once each)
 
-    def __call__(self, page: Page) -> SiteFile:
+    def __call__(self, page: Page, key: str = "") -> SiteFile:
         target = self._target(page.path)
         with writing(target):
             data = page.data
             if self.previous is None or self._linked(page.path, target, len(data), lambda held: held == data) is None:
                 target.write_bytes(data)
-        return SiteFile(page.path, len(page.data), hashlib.sha256(page.data).hexdigest())
+        return SiteFile(page.path, len(page.data), hashlib.sha256(page.data).hexdigest(), key)
 
-    def reuse(self, path: str, size: int, sha256: str) -> SiteFile | None:
+    def reuse(self, path: str, size: int, sha256: str, key: str = "") -> SiteFile | None:
         """Link the previous site's file at `path` when it holds `size` bytes whose SHA-256 is `sha256` (read and hashed,
         never assumed), and say what was written; None when there is no such file (the caller then writes the bytes)."""
         target = self._target(path)
@@ -169,7 +171,22 @@ class PageWriter:
             return None
         with writing(target):
             linked = self._linked(path, target, size, lambda held: hashlib.sha256(held).hexdigest() == sha256)
-        return None if linked is None else SiteFile(path, size, sha256)
+        return None if linked is None else SiteFile(path, size, sha256, key)
+
+    def relink(self, path: str, held: HeldFile) -> SiteFile | None:
+        """Link the previous site's file at `path` when it is still the very file the last build left there (`held`, from
+        publish/siteindex.py: the same device, inode, size and modification time, no other name): its bytes are those
+        that build wrote, so they are not read again. None when it is not (the caller then reads and compares)."""
+        if self.previous is None:
+            return None
+        target = self._target(path)
+        old = self.previous / path
+        if old.parent not in self._plain:
+            self._plain[old.parent] = os.path.realpath(old.parent) == os.path.abspath(old.parent)
+        if not self._plain[old.parent]:
+            return None
+        with writing(target):
+            return SiteFile(path, held.size, held.sha256, held.key) if _relinked(old, target, held) else None
 
     def _linked(self, path: str, target: Path, size: int, holds: Callable[[bytes], bool]) -> Path | None:
         """_linked on the previous site's file at `path`, its folder checked once for a symbolic link on the way."""
@@ -188,6 +205,32 @@ class PageWriter:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 self._folders.add(target.parent)
         return target
+
+
+def _relinked(old: Path, new: Path, held: HeldFile) -> bool:
+    """Make `new` a hard link to `old` when that is still the regular file `held` describes, with no other name; the link
+    is checked to name that very file, unchanged (an edit in place changes its modification time)."""
+    try:
+        info = os.lstat(old)
+    except OSError:
+        return False
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or _held_as(info) != _held_as(held):
+        return False
+    try:
+        os.link(old, new, follow_symlinks=False)
+        if _held_as(os.lstat(new)) == _held_as(held):
+            return True
+        os.unlink(new)
+    except OSError:
+        pass
+    return False
+
+
+def _held_as(info: os.stat_result | HeldFile) -> tuple[int, int, int, int]:
+    """What tells a file from another, or from itself edited: its size, device, inode and modification time."""
+    if isinstance(info, HeldFile):
+        return info.size, info.dev, info.ino, info.mtime_ns
+    return info.st_size, info.st_dev, info.st_ino, info.st_mtime_ns
 
 
 def _linked(old: Path, new: Path, size: int, holds: Callable[[bytes], bool]) -> Path | None:

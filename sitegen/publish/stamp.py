@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Mapping
 
 from sitegen.core.files import replace_quietly
+from sitegen.publish.siteindex import site_stats
 from sitegen.render.pagecache import PageCache, folders_digest
 
 STAMP = "build.json"
@@ -42,16 +43,11 @@ def input_digest(records_dir: Path, sources: tuple[Path, ...], *, version: str, 
     return digest.hexdigest()
 
 
-def site_files(out: Path) -> tuple[tuple[str, int, int], ...]:
-    """Every file below `out` with its size and modification time, sorted by path (symbolic links as they are)."""
-    found = []
-    root = str(out)
-    for folder, _, names in os.walk(root):
-        for name in names:
-            path = os.path.join(folder, name)
-            info = os.lstat(path)
-            found.append((os.path.relpath(path, root).replace(os.sep, "/"), info.st_size, info.st_mtime_ns))
-    return tuple(sorted(found))
+def site_files(out: Path, stats: Mapping[str, os.stat_result] | None = None) -> tuple[tuple[str, int, int], ...]:
+    """Every file below `out` with its size and modification time, sorted by path (symbolic links as they are); from
+    `stats` (siteindex.site_stats of `out`) when taken already."""
+    stats = site_stats(out) if stats is None else stats
+    return tuple(sorted((path, info.st_size, info.st_mtime_ns) for path, info in stats.items()))
 
 
 def read_stamp(cache: PageCache) -> Stamp | None:

@@ -64,6 +64,7 @@ def iter_pages(
     cache: Any = None,
     salt: bytes = b"",
     detail_runs: int | None = None,
+    held: Mapping[str, Any] | None = None,
 ) -> Iterator[Any]:
     """The pages of render_pages one at a time, in a fixed order, so a large site can be written without holding it all.
 
@@ -74,7 +75,8 @@ def iter_pages(
     are the verifying pass's packed reasons per run (score/reasons.py); a run without them has its reasons derived again
     where its pages show them. With `cache` (a pagecache.PageCache) case and case-run
     pages whose inputs are unchanged come from it; `salt` must then describe everything else they are made of (templates,
-    catalogs, ...). With `detail_runs` K, a case version has a page per run for its newest K runs only (environment.Detail).
+    catalogs, ...), and `held` (core/files.HeldFile by path) names the previous site's pages the last build made, so
+    `write` can link them unread. With `detail_runs` K, a case version has a page per run for its newest K runs only (environment.Detail).
     """
     config = records.config
     languages = tuple(config.languages)
@@ -116,7 +118,7 @@ def iter_pages(
     job = PageJob(records, results, verdicts, renderers, languages, runs_by, states,
                   {run_id: headline.outcome for run_id, headline in headlines.items()},
                   {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {}, write, pairs, reasons or {},
-                  cache=cache, salt=salt, detail=detail)
+                  cache=cache, salt=salt, detail=detail, held=held or {})
     tasks = page_tasks(case_ids, published, runs_by, detail)
     if jobs <= 1 or len(case_ids) < 2 * CASE_CHUNK:
         for task in tasks:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from sitegen.core.errors import CacheError
+from sitegen.core.files import HeldFile
 from sitegen.core.model import Pair, Records, Run, RunResult
 from sitegen.render.cases import Verdicts, collect_case, render_case_page, render_case_runs
 from sitegen.render.environment import Detail, Page, Renderer, case_path
@@ -39,6 +40,7 @@ class PageJob:
     cache: PageCache | None = None  # case, case-run and run pages by the digest of their inputs (pagecache.py)
     salt: bytes = b""  # what every page is also made from: sitegen, templates, catalogs, configuration, date
     detail: Detail = field(default_factory=Detail)  # which case-run pages are kept, and which runs' lists get pages (--detail-runs)
+    held: Mapping[str, HeldFile] = field(default_factory=dict)  # the previous site's pages as the last build left them, by path
     _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
 
     def render_task(self, task: tuple[str, str | None, Sequence]) -> list[Any]:
@@ -64,9 +66,16 @@ class PageJob:
             for cv_id in case_ids:
                 bundle = collect_case(self.records, cv_id, self.runs_by_case.get(cv_id, ()), self.states, self.outcomes, verdicts=None,
                                       pairs=self.pairs.get(cv_id, ()))
+                made: dict[str, str] = {}  # the bundle pickled once for every language, and only with a cache
+
+                def key(lang: str, cv_id=cv_id, bundle=bundle, made=made) -> str:
+                    if "digest" not in made:
+                        made["digest"] = page_key(b"", "case", bundle)
+                    return text_key(self.salt, lang, case_path(cv_id), "case", made["digest"])
+
                 for lang in self.languages:
-                    pages.append(self._cached(lang, case_path(cv_id), lambda lang=lang: page_key(self.salt, lang, case_path(cv_id), ("case", bundle)),
-                                              lambda lang=lang: render_case_page(self.renderers[lang], bundle)))
+                    pages.append(self._cached(lang, case_path(cv_id), lambda lang=lang, key=key: key(lang),
+                                              lambda lang=lang, bundle=bundle: render_case_page(self.renderers[lang], bundle)))
             return pages
         for cv_id in case_ids:
             run = next(r for r in self.runs_by_case[cv_id] if r.id == run_id)
@@ -108,10 +117,14 @@ class PageJob:
         if self.cache is None:
             return render()
         key = key_of()
+        path = f"{lang}/{rest}"
+        held = self.held.get(path)
+        if held is not None and held.key == key:  # the last build wrote this page there: its entry's head need not be read
+            return _Stored(path, key, held.size, held.sha256, render, held)
         known = self.cache.digest(key)
         if known is not None:
-            return _Stored(f"{lang}/{rest}", key, known[0], known[1], render)
-        return self._fresh(key, render)
+            return _Stored(path, key, known[0], known[1], render)
+        return _Made(self._fresh(key, render), key)
 
     def _fresh(self, key: str, render: Callable[[], Page]) -> Page:
         """The page rendered now, and kept in the cache under `key`."""
@@ -121,6 +134,8 @@ class PageJob:
 
     def _page(self, item: Any) -> Page:
         """A page's bytes: rendered already, or read from its cache entry (checked against its digest), else rendered now."""
+        if isinstance(item, _Made):
+            return item.page
         if not isinstance(item, _Stored):
             return item
         data = self.cache.get(item.key)
@@ -129,14 +144,22 @@ class PageJob:
         return self._fresh(item.key, item.render)
 
     def _written(self, item: Any) -> Any:
-        """What `write` returned for the page; a cached page the previous site already holds (its bytes hashed and compared
-        with the entry's digest) is linked there without reading the entry."""
-        reuse = getattr(self.write, "reuse", None)
-        if isinstance(item, _Stored) and reuse is not None:
-            found = reuse(item.path, item.size, item.sha256)
-            if found is not None:
-                return found
-        return self.write(self._page(item))
+        """What `write` returned for the page; a cached page the previous site already holds is linked there without reading
+        the entry: unread when the file is still the one the last build left (`held`), else its bytes hashed and compared
+        with the entry's digest."""
+        if isinstance(item, _Stored):
+            relink, reuse = getattr(self.write, "relink", None), getattr(self.write, "reuse", None)
+            if item.held is not None and relink is not None:
+                found = relink(item.path, item.held)
+                if found is not None:
+                    return found
+            if reuse is not None:
+                found = reuse(item.path, item.size, item.sha256, item.key)
+                if found is not None:
+                    return found
+        if isinstance(item, (_Stored, _Made)):
+            return self.write(self._page(item), item.key)
+        return self.write(item)
 
     def _case_digest(self, cv_id: str) -> str:
         """A case version's digest (with its invariance pairs and their twin versions) for the keys of its case-run pages,
@@ -236,6 +259,15 @@ class _Stored:
     size: int
     sha256: str
     render: Callable[[], Page]
+    held: HeldFile | None = None  # the previous site's file at `path`, when the last build made it under `key`
+
+
+@dataclass(frozen=True)
+class _Made:
+    """A page rendered now and kept in the cache under `key` (which the site's index keeps for the next build)."""
+
+    page: Page
+    key: str
 
 
 def page_tasks(case_ids: Sequence[str], published: Sequence[Run], runs_by_case: Mapping[str, tuple[Run, ...]],

@@ -1,0 +1,97 @@
+"""What the last build with a cache left in the site, page by page, so the next one links an unchanged page unread.
+
+The index names, for every cached page of the site (case, case-run and run pages), the key it was made under, its size
+and SHA-256, and the device, inode and modification time its file had once that build was over. The next build links
+a page whose key is the same to the previous site's file when that file is still this one (the same device, inode, size
+and modification time, no other name: publish/site.PageWriter.relink) without reading the file or the page's cache
+entry; any other page is read and compared as before. An edit of a file changes its modification time, as the stamp
+(stamp.py) already relies on; a file whose time is within RACY_NS of the moment the index was taken is left out, as an
+edit made in that same moment could keep its time. The index is written framed with its own digest and read only when
+it is well formed, for the very folder it describes; it is forgotten before a build replaces the site.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from sitegen.core.files import HeldFile, framed, read_framed, replace_quietly
+from sitegen.render.pagecache import PageCache
+
+INDEX = "site-index"
+MAGIC = b"sitegen-site-index/1\n"
+RACY_NS = 2 * 10**9  # wider than any file system's step of modification times (FAT: 2 s; Linux file systems: a tick)
+_HEX = frozenset("0123456789abcdef")
+
+
+def site_stats(out: Path) -> dict[str, os.stat_result]:
+    """Every file below `out` (symbolic links as they are) with its lstat, by path relative to it."""
+    found = {}
+    root = str(out)
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            found[os.path.relpath(path, root).replace(os.sep, "/")] = os.lstat(path)
+    return found
+
+
+def held_files(written: Iterable, stats: Mapping[str, os.stat_result], *, taken_ns: int) -> dict[str, HeldFile]:
+    """The site's cached pages (SiteFiles with a key) as their files are now, each a regular file of the size written with
+    no other name, modified well before `taken_ns` (the time the stats were begun)."""
+    held = {}
+    for file in written:
+        info = stats.get(file.path)
+        if not file.key or info is None or not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size != file.size:
+            continue
+        if info.st_mtime_ns >= taken_ns - RACY_NS:
+            continue
+        held[file.path] = HeldFile(file.key, file.size, file.sha256, info.st_dev, info.st_ino, info.st_mtime_ns)
+    return held
+
+
+def write_index(cache: PageCache, out: Path, held: Mapping[str, HeldFile]) -> None:
+    """Keep the index of the site at `out` for the next build (written beside, then renamed)."""
+    if not cache.usable:
+        return
+    body = {"out": str(out), "files": sorted([path, *file] for path, file in held.items())}
+    replace_quietly(cache.root / INDEX, framed(MAGIC, json.dumps(body, separators=(",", ":")).encode("utf-8")))
+
+
+def read_index(cache: PageCache, out: Path) -> dict[str, HeldFile]:
+    """The index of the site at `out`, or nothing when there is none, it fails its digest, is not of this form or
+    describes another folder."""
+    if not cache.usable:
+        return {}
+    data = read_framed(cache.root / INDEX, MAGIC)
+    if data is None:
+        return {}
+    try:
+        body = json.loads(data)
+        if type(body) is not dict or body.get("out") != str(out) or type(body.get("files")) is not list:
+            return {}
+        held = {}
+        for row in body["files"]:
+            path, key, size, sha256, dev, ino, mtime_ns = row
+            if not (type(path) is str and _digest(key) and _digest(sha256)
+                    and all(type(n) is int and n >= 0 for n in (size, dev, ino, mtime_ns))):
+                return {}
+            held[path] = HeldFile(key, size, sha256, dev, ino, mtime_ns)
+    except (ValueError, TypeError):
+        return {}
+    return held
+
+
+def forget_index(cache: PageCache) -> None:
+    """Remove the index before a build replaces the site it describes."""
+    if cache.usable:
+        try:
+            (cache.root / INDEX).unlink()
+        except OSError:
+            pass
+
+
+def _digest(value: object) -> bool:
+    return type(value) is str and len(value) == 64 and _HEX.issuperset(value)
