@@ -86,11 +86,7 @@ def read_index(cache: PageCache, out: Path) -> dict[str, HeldFile]:
 
 def forget_index(cache: PageCache) -> None:
     """Remove the index before a build replaces the site it describes."""
-    if cache.usable:
-        try:
-            (cache.root / INDEX).unlink()
-        except OSError:
-            pass
+    cache.forget(INDEX)
 
 
 def _digest(value: object) -> bool:

@@ -76,11 +76,7 @@ def write_stamp(cache: PageCache, stamp: Stamp) -> None:
 
 def forget_stamp(cache: PageCache) -> None:
     """Remove the stamp before a build replaces the site it describes."""
-    if cache.usable:
-        try:
-            (cache.root / STAMP).unlink()
-        except OSError:
-            pass
+    cache.forget(STAMP)
 
 
 def up_to_date(stamp: Stamp | None, inputs: str, out: Path) -> bool:

@@ -105,6 +105,14 @@ class PageCache:
             usable = False
         return cls(root, usable)
 
+    def forget(self, name: str) -> None:
+        """Remove a file of the cache's own (the stamp, the site's index) before a build replaces the site it describes."""
+        if self.usable:
+            try:
+                (self.root / name).unlink()
+            except OSError:
+                pass
+
     def _path(self, key: str) -> Path:
         return self.root / "pages" / key[:2] / key
 
