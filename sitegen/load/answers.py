@@ -15,11 +15,13 @@ from sitegen.core.workers import ordered_map
 from sitegen.load.answercache import CheckedAnswers
 from sitegen.load.jsonread import JsonText, NotStreamable, read_json_text
 from sitegen.load.reading import Collector, read_file
-from sitegen.load.schema import checked_items
+from sitegen.load.repeats import Repeat, Repeats
+from sitegen.load.schema import checked_items, repeats_of
 from sitegen.load.spool import AnswerSpool, PackedRun, RawAnswer, pack_answers
 
 
 _KINDS = {m.FLAW: m.FLAW, m.STRENGTH: m.STRENGTH}
+_LEADING = ("run", "case_version", "repetition")  # the members that say which answer a line is; the rest repeats
 
 
 class _Shared(dict):
@@ -298,7 +300,8 @@ def _read_answers(root: Path, name: str, out: Collector, files: dict[str, m.Sour
             del data
             found = Collector()
             try:
-                read = _answers(doc, checked_items(doc, "answers", "answers"), name, found, earlier, **context)
+                repeats = repeats_of("answers", "answers", _LEADING)
+                read = _answers(doc, checked_items(doc, "answers", "answers", repeats), name, found, earlier, repeats=repeats, **context)
             except NotStreamable:
                 pass
             else:
@@ -309,15 +312,19 @@ def _read_answers(root: Path, name: str, out: Collector, files: dict[str, m.Sour
 
 
 def _answers(doc: JsonText, items, name: str, out: Collector, earlier: AnswerSpool, *, runs: dict, suites: dict, case_versions: dict,
-             setups: dict, published: bool, shared: _Shared) -> dict[tuple[str, str, int], RawAnswer]:
+             setups: dict, published: bool, shared: _Shared, repeats: Repeats | None = None) -> dict[tuple[str, str, int], RawAnswer]:
     """The answers of one file, checked against the records and against the answers of the files read before it.
 
     Each is kept in the spool's packed form, which it goes into next: its objects are built when a run is unpacked.
+    With `repeats`, a later answer repeating a sound one's text but for its _LEADING members takes what that one made.
     """
     answers: dict[tuple[str, str, int], RawAnswer] = {}
     members = {key: frozenset(suite.case_versions) for key, suite in (suites or {}).items()}  # a suite holds up to thousands
     leaked: dict[str, list] = {}  # unpublished run -> [pointer of its first answer here, how many answers]
     for index, a in items:
+        kept = None
+        if type(a) is Repeat:
+            a, kept = a  # its run, case version and repetition; (merge, status, answer, rerun) of the answer it repeats
         pointer = f"/answers/{index}"
         run = runs.get(a["run"]) if runs is not None else None
         if runs is not None and run is None:
@@ -343,13 +350,20 @@ def _answers(doc: JsonText, items, name: str, out: Collector, earlier: AnswerSpo
             out.at(doc, pointer, f"duplicate answer for run {key[0]}, case version {key[1]}, repetition {key[2]} (also in {also})",
                    "record.duplicate-id")
             continue
-        if run is not None and run.status == m.COMPLETED and a["status"] != m.COMPLETED:
+        status = a["status"] if kept is None else kept[1]
+        if run is not None and run.status == m.COMPLETED and status != m.COMPLETED:
             out.at(doc, f"{pointer}/status", f"run {run.id} completed, so its answers must be completed; mark the run crashed instead",
                    "record.crashed-answer")
-        answer = _engine_answer(doc, pointer, a, out, merge=merge, shared=shared)
-        rerun = None
-        if a["rerun"] is not None:
-            rerun = _engine_answer(doc, f"{pointer}/rerun", a["rerun"], out, merge=merge, shared=shared)
+        if kept is not None:
+            if kept[0] is not merge:
+                raise NotStreamable()  # checked under another setup's merge: the whole-file reading checks it afresh
+            answer, rerun = kept[2], kept[3]
+        else:
+            before = len(out.diagnostics)
+            answer = _engine_answer(doc, pointer, a, out, merge=merge, shared=shared)
+            rerun = None if a["rerun"] is None else _engine_answer(doc, f"{pointer}/rerun", a["rerun"], out, merge=merge, shared=shared)
+            if repeats is not None and len(out.diagnostics) == before:
+                repeats.keep((merge, status, answer, rerun))
         answers[key] = RawAnswer(a["run"], a["case_version"], a["repetition"], answer, rerun, name)
     for run_id, (first, count) in leaked.items():  # once per run: a leaked run has as many answers as cases times repetitions
         more = f" (and {count - 1} more of its answers in this file)" if count > 1 else ""

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from sitegen.core.errors import Diagnostic
+from sitegen.load.repeats import Repeats
 
 
 class _Duplicate(Exception):
@@ -282,12 +283,13 @@ class NotStreamable(Exception):
 _DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_refuse_constant)
 
 
-def iter_json_items(doc: JsonText, key: str) -> Iterator[tuple[int, object]]:
+def iter_json_items(doc: JsonText, key: str, repeats: Repeats | None = None) -> Iterator[tuple[int, object]]:
     """The items of the array under top-level `key`, parsed one at a time, as strictly as parse_json.
 
     A large records file is one object holding one long array; parsing it whole would hold every item's tree at
     once. Here only one item is alive at a time; the other top-level members land in `doc.value`. Raises
     NotStreamable at anything unusual (bad syntax, a duplicate key, NaN), and the caller falls back to parse_json.
+    With `repeats`, an item that repeats a kept one's text but for its leading members comes as a Repeat, undecoded.
     """
     text, skip = doc.text, _WS.match
     if _SURROGATE_ESCAPE.search(text):
@@ -312,7 +314,13 @@ def iter_json_items(doc: JsonText, key: str) -> Iterator[tuple[int, object]]:
                 pos = skip(text, pos + 1).end()
                 index = 0
                 while text[pos] != "]":
-                    item, pos = _DECODER.raw_decode(text, pos)
+                    found = None if repeats is None else repeats.repeat(text, pos)
+                    if found is None:
+                        item, pos = _DECODER.raw_decode(text, pos)
+                        if repeats is not None:
+                            repeats.decoded(text, pos)
+                    else:
+                        item, pos = found
                     yield index, item
                     index += 1
                     pos = skip(text, pos).end()

@@ -9,6 +9,7 @@ from typing import Callable
 
 from sitegen.load.acceptor import Acceptor, Accepting
 from sitegen.load.jsonread import NotStreamable, escape_pointer, iter_json_items
+from sitegen.load.repeats import Repeat, Repeats
 from sitegen.load.schemabasics import Check, Path, Report
 from sitegen.load.schemacompiler import Compiler
 
@@ -50,20 +51,44 @@ def _report_item(name: str, key: str, index: int, value: object, report: Report)
     _compiled_item(name, key)(value, ((None, key), index), lambda path, message, code: report(pointer(path), message, code))
 
 
-def checked_items(doc, schema: str, key: str):
+def checked_items(doc, schema: str, key: str, repeats: Repeats | None = None):
     """The items of a file read item by item (jsonread.iter_json_items), each checked; the first problem stops the stream.
 
-    The caller then reads the file whole, which places every problem exactly as for any other file.
+    The caller then reads the file whole, which places every problem exactly as for any other file. With `repeats`
+    (repeats_of), an item that repeats a kept one but for its leading members comes as a Repeat, and only those members
+    are checked: the rest is the kept item's text, which passed.
     """
     def refuse(pointer: str, message: str, code: str) -> None:
         raise NotStreamable()
 
     accepts = _accepted(schema, key)  # one test for the file, remembering the strings it matched
-    for index, item in iter_json_items(doc, key):
-        if not accepts(item):
+    members: dict[str, Callable[[object], bool]] = {}
+    for index, item in iter_json_items(doc, key, repeats):
+        if type(item) is Repeat:
+            for name, value in item.lead.items():
+                test = members.get(name) or members.setdefault(name, _accepted_member(schema, key, name))
+                if not test(value):
+                    raise NotStreamable()
+        elif not accepts(item):
             _report_item(schema, key, index, item, refuse)
         yield index, item
     validate(schema, doc.value, refuse)  # the other top-level members, with the array left empty
+
+
+def repeats_of(schema: str, key: str, leading: tuple[str, ...]) -> Repeats | None:
+    """What recognises the items under `key` that repeat a kept one but for the members `leading`, with which they start;
+    None when the items' schema does not let those members be checked alone (each a required string or integer of a
+    plain object, whose other members the repeated text holds as it held them)."""
+    items = load_schema(schema)["properties"][key]["items"]
+    if set(items) - {"type", "additionalProperties", "required", "properties"} or items.get("type") != "object":
+        return None
+    forms = []
+    for name in leading:
+        form = items.get("properties", {}).get(name, {}).get("type")
+        if form not in ("string", "integer") or name not in items.get("required", ()):
+            return None
+        forms.append((name, form))
+    return Repeats(tuple(forms))
 
 
 def _accepted(name: str, key: str | None) -> Callable[[object], bool]:
@@ -77,6 +102,17 @@ def _acceptance(name: str, key: str | None) -> Accepting:
     schema = load_schema(name)
     part = schema if key is None else schema["properties"][key]["items"]
     return Acceptor(Compiler(schema)).build(part)
+
+
+def _accepted_member(name: str, key: str, member: str) -> Callable[[object], bool]:
+    """The yes/no test of one member of the items under `key`, fresh for one file."""
+    return _member_acceptance(name, key, member).fresh()
+
+
+@lru_cache(maxsize=None)
+def _member_acceptance(name: str, key: str, member: str) -> Accepting:
+    schema = load_schema(name)
+    return Acceptor(Compiler(schema)).build(schema["properties"][key]["items"]["properties"][member])
 
 
 @lru_cache(maxsize=None)
