@@ -216,9 +216,9 @@ def write_results(results: Mapping[str, m.RunResult]) -> bytes:
 
 def writes_as(results: Mapping[str, m.RunResult], data: bytes) -> bool:
     """Whether write_results(results) == data, comparing piece by piece, never making the whole record beside `data`."""
-    view, at = memoryview(data), 0
+    at = 0
     for piece in results_pieces(results):
-        if view[at:at + len(piece)] != piece:
+        if not data.startswith(piece, at):  # in place, by memcmp (a memoryview compares byte by byte: 0.08 s for 27 MB)
             return False
         at += len(piece)
     return at == len(data)
