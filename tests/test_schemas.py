@@ -296,3 +296,29 @@ def test_the_fast_test_of_an_answers_file_searches_each_distinct_string_once():
         sys.setprofile(None)
     assert len(items) > 100
     assert 0 < searches[0] <= len(strings), (searches[0], len(strings))
+
+
+def test_the_fast_test_of_an_answer_is_one_function_with_its_findings_checked_inline():
+    # an answers file holds hundreds of thousands of findings: a call per finding, its location and its lists cost more
+    # than the checks themselves
+    schema = schema_module.load_schema("answers")
+    acceptor = Acceptor(Compiler(schema))
+    acceptor.build(schema["properties"]["answers"]["items"])
+    tests = [f for f in acceptor.functions if not f.startswith(tuple(f"def {name}(" for name in acceptor.memos.values()))]
+    assert len(tests) == 1, tests
+
+
+def test_a_schema_that_refers_to_itself_is_checked_by_a_function_calling_itself_and_agrees_with_the_validator():
+    schema = {"$defs": {"node": {"type": "object", "additionalProperties": False, "required": ["id"],
+                                 "properties": {"id": {"type": "string", "minLength": 1},
+                                                "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+              "$ref": "#/$defs/node"}
+    accepts = Acceptor(Compiler(schema)).build(schema).fresh()
+    check = Compiler(schema).compile(schema)
+    documents = [{"id": "a"}, {"id": "a", "children": [{"id": "b", "children": [{"id": "c"}]}]},
+                 {"id": "a", "children": [{"id": "b", "children": [{"id": ""}]}]}, {"id": "a", "children": [{"ids": "b"}]},
+                 {"id": "a", "children": [{"id": "b", "children": [{"id": "c", "x": 1}]}]}, {"id": 1}, []]
+    for document in documents:
+        found = []
+        check(document, None, lambda path, message, code: found.append(code))
+        assert accepts(document) == (not found), (document, found)

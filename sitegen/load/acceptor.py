@@ -47,6 +47,7 @@ class Acceptor:
         self.refs: dict[str, str] = {}
         self.count = 0
         self.memos: dict[str, str] = {}  # pattern -> the name of its test, which remembers the strings it matched
+        self.inlining: list[str] = []
 
     def fresh_name(self) -> str:
         self.count += 1
@@ -101,10 +102,32 @@ class Acceptor:
         return name
 
     def define(self, name: str, schema: dict) -> None:
+        outer, self.inlining = self.inlining, []  # the refs being written out inline: one that refers to itself is called
         lines = [f"def {name}(v):"]
-        lines += ["    " + line for line in self.statements(schema)]
+        lines += ["    " + line for line in self.statements(schema, "v")]
         lines.append("    return True")
+        self.inlining = outer
         self.functions.append("\n".join(lines))
+
+    def fresh_var(self, stem: str) -> str:
+        self.count += 1
+        return f"{stem}{self.count}"
+
+    def check(self, schema: dict, var: str) -> list[str]:
+        """Lines that return False when `var` fails `schema`, a nested object or array written out inline: a failure
+        anywhere fails the whole test, so the checks of an answer and of its findings need no call per object."""
+        if "$ref" in schema:
+            ref = schema["$ref"]
+            if ref in self.inlining or ref in self.refs:
+                return [f"if not {self.function(schema)}({var}):", "    return False"]
+            self.inlining.append(ref)
+            lines = self.statements(self.compiler.resolve(schema), var)
+            self.inlining.pop()
+            return lines
+        if "oneOf" in schema or "properties" in schema or "items" in schema or "required" in schema \
+                or "additionalProperties" in schema:
+            return self.statements(schema, var)
+        return [f"if not {self.test(schema, var)}:", "    return False"]
 
     def test(self, schema: dict, var: str) -> str:
         """An expression that is true when `var` passes `schema`."""
@@ -143,72 +166,75 @@ class Acceptor:
             return f"{self.function(schema)}({var})"
         return "(" + " and ".join(parts) + ")" if parts else "True"
 
-    def statements(self, schema: dict) -> list[str]:
-        """Lines that return False when `v` fails `schema` (the body of a generated function)."""
+    def statements(self, schema: dict, v: str) -> list[str]:
+        """Lines that return False when `v` fails `schema` (a generated function's body, or a part of one)."""
         if set(schema) - Compiler.KNOWN:
             return ["return False"]
         if "oneOf" in schema:
             lines = []
-            for option in schema["oneOf"]:
-                lines += [f"if {self.type_expression(option, 'v')}:", f"    return {self.test(option, 'v')}"]
-            return lines + ["return False"]
+            for option in schema["oneOf"]:  # the first option whose type fits decides, as in the reporting closures
+                lines += [f"{'elif' if lines else 'if'} {self.type_expression(option, v)}:"]
+                lines += ["    " + line for line in self.check(option, v) or ["pass"]]
+            return lines + ["else:", "    return False"]
         if "const" in schema or "enum" in schema:
-            return [f"if not {self.test(schema, 'v')}:", "    return False"]
+            return [f"if not {self.test(schema, v)}:", "    return False"]
         lines = []
         if "type" in schema:
-            lines += [f"if not {self.type_expression(schema, 'v')}:", "    return False"]
+            lines += [f"if not {self.type_expression(schema, v)}:", "    return False"]
         if "properties" in schema or "additionalProperties" in schema or "required" in schema:
-            lines += self.object_lines(schema)
+            lines += self.object_lines(schema, v)
         elif "items" in schema or "minItems" in schema:
-            lines += self.array_lines(schema)
+            lines += self.array_lines(schema, v)
         else:
             scalar = {k: schema[k] for k in ("minLength", "maxLength", "pattern", "minimum", "maximum", "format") if k in schema}
             if scalar:
-                lines += [f"if not {self.test(scalar, 'v')}:", "    return False"]
+                lines += [f"if not {self.test(scalar, v)}:", "    return False"]
         return lines
 
-    def object_lines(self, schema: dict) -> list[str]:
+    def object_lines(self, schema: dict, v: str) -> list[str]:
         lines = []
         required = schema.get("required", ())
         properties = schema.get("properties", {})
         extra = schema.get("additionalProperties", True)
         exact = extra is False and frozenset(required) == frozenset(properties)  # every field required, no other allowed
         if exact:
-            lines += [f"if v.keys() != {self.constant(frozenset(properties))}:", "    return False"]
+            lines += [f"if {v}.keys() != {self.constant(frozenset(properties))}:", "    return False"]
         elif required:
-            lines += [f"if not {self.constant(frozenset(required))} <= v.keys():", "    return False"]
+            lines += [f"if not {self.constant(frozenset(required))} <= {v}.keys():", "    return False"]
         if "minProperties" in schema:
-            lines += [f"if len(v) < {int(schema['minProperties'])}:", "    return False"]
+            lines += [f"if len({v}) < {int(schema['minProperties'])}:", "    return False"]
         names = schema.get("propertyNames")
         if names is not None:
             if "enum" not in names:
                 return ["return False"]
-            lines += [f"if not {self.constant(frozenset(names['enum']))} >= v.keys():", "    return False"]
+            lines += [f"if not {self.constant(frozenset(names['enum']))} >= {v}.keys():", "    return False"]
         # each property looked up by its name, not each key compared with every name: a record's objects are checked by
         # the hundred thousand, and a finding has ten properties
         if extra is False and not exact:
-            lines += [f"if not v.keys() <= {self.constant(frozenset(properties))}:", "    return False"]
+            lines += [f"if not {v}.keys() <= {self.constant(frozenset(properties))}:", "    return False"]
         for key, sub in properties.items():
-            name = self.constant(key)
+            name, x = self.constant(key), self.fresh_var("x")
             if key in required:
-                lines += [f"x = v[{name}]", f"if not {self.test(sub, 'x')}:", "    return False"]
+                lines += [f"{x} = {v}[{name}]"] + self.check(sub, x)
             else:
-                lines += [f"if {name} in v:", f"    x = v[{name}]", f"    if not {self.test(sub, 'x')}:", "        return False"]
+                lines += [f"if {name} in {v}:", f"    {x} = {v}[{name}]"] + ["    " + line for line in self.check(sub, x)]
         if isinstance(extra, dict):
-            others = f"v.keys() - {self.constant(frozenset(properties))}" if properties else "v.keys()"
-            lines += [f"for key in {others}:", f"    if not {self.test(extra, 'v[key]')}:", "        return False"]
+            others = f"{v}.keys() - {self.constant(frozenset(properties))}" if properties else f"{v}.keys()"
+            key, x = self.fresh_var("key"), self.fresh_var("x")
+            lines += [f"for {key} in {others}:", f"    {x} = {v}[{key}]"] + ["    " + line for line in self.check(extra, x)]
         return lines
 
-    def array_lines(self, schema: dict) -> list[str]:
+    def array_lines(self, schema: dict, v: str) -> list[str]:
         lines = []
         if "minItems" in schema:
-            lines += [f"if len(v) < {int(schema['minItems'])}:", "    return False"]
+            lines += [f"if len({v}) < {int(schema['minItems'])}:", "    return False"]
         if "maxItems" in schema:
-            lines += [f"if len(v) > {int(schema['maxItems'])}:", "    return False"]
+            lines += [f"if len({v}) > {int(schema['maxItems'])}:", "    return False"]
         if "items" in schema:
-            lines += ["for x in v:", f"    if not {self.test(schema['items'], 'x')}:", "        return False"]
+            x = self.fresh_var("x")
+            lines += [f"for {x} in {v}:"] + ["    " + line for line in self.check(schema["items"], x) or ["pass"]]
         if schema.get("uniqueItems"):
             dumps = self.constant(json.dumps)
-            lines += [f"if len(v) > 1 and len({{x if type(x) is str else {dumps}(x, sort_keys=True) for x in v}}) != len(v):",
+            lines += [f"if len({v}) > 1 and len({{x if type(x) is str else {dumps}(x, sort_keys=True) for x in {v}}}) != len({v}):",
                       "    return False"]
         return lines
