@@ -169,7 +169,6 @@ class _Tables:
         # each new value gets the next number as it is first looked up, in C: the index setdefault(t, len(table)) gives
         self._findings: dict[tuple, int] = defaultdict(count().__next__)
         self._engines: dict[tuple, int] = defaultdict(count().__next__)
-        self._packed: dict[int, int] = {}  # id of an engine answer packed already -> its index (the loader shares repeats)
 
     def pack(self, answers: list[m.Answer | RawAnswer]) -> tuple:
         rows = tuple((a.case_version, a.repetition, self._engine(a.answer), self._engine(a.rerun), a.source) for a in answers)
@@ -178,15 +177,11 @@ class _Tables:
     def _engine(self, e: m.EngineAnswer | tuple | None) -> int:
         if e is None:
             return -1  # the last entry of the unpacked engines, which is None
-        index = self._packed.get(id(e))  # `answers` holds every engine answer while packing, so no id is reused
-        if index is not None:
-            return index
         status, reviewers, corrections, report = e if type(e) is tuple else _raw_engine(e)
         finding = self._findings.__getitem__
         t = (status, tuple([(rid, tuple(map(finding, found))) for rid, found in reviewers]), corrections,
              None if report is None else tuple(map(finding, report)))
-        index = self._packed[id(e)] = self._engines[t]
-        return index
+        return self._engines[t]
 
 
 def _raw_engine(e: m.EngineAnswer) -> tuple:
