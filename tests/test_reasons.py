@@ -12,6 +12,7 @@ from sitegen.core import model as m
 from sitegen.load.records import load_records
 from sitegen.render.catalogs import load_catalogs
 from sitegen.render.environment import Renderer
+from sitegen.render.links import PageLinks
 from sitegen.score.measures.base import Difference, Reason
 from sitegen.score.measures.invariant_pairs import UnexpectedOutput
 from sitegen.score.measures.registry import REGISTRY
@@ -181,7 +182,9 @@ def reason_text(records):
     for lang in ("sv", "en"):
         renderer = Renderer(lang, catalogs[lang], templates=TEMPLATES, config=records.config, languages=("sv", "en"),
                             build_date="2026-12-01")
-        made[lang] = renderer.env.get_template("reasons.html.j2").make_module({"base": "../"}).reason_text
+        text = renderer.env.get_template("reasons.html.j2").module.reason_text
+        links = PageLinks(None, "../", renderer.env.globals["detailed"], renderer.env.globals["word"])
+        made[lang] = lambda o, why, run_id, text=text, links=links: text(o, why, run_id, links)
     return made
 
 

@@ -13,7 +13,7 @@ from markupsafe import Markup, escape
 from sitegen.core.invisibles import codes_as_text
 from sitegen.score.measures.registry import MEASURES, REASON_WORDS, TITLES
 from sitegen.render.formatting import LocaleFormat
-from sitegen.render.links import LINKS, case_path, repetition_anchor
+from sitegen.render.links import LINKS, PageLinks, case_path, repetition_anchor
 from sitegen.render.reasons import REASON_FORMS, pair_reading
 from sitegen.render.templating import SiteEnvironment, format_translation
 from sitegen.render.views import grid_rows, listed_observations, page_window, same_runs
@@ -78,6 +78,7 @@ class Renderer:
             auto_reload=False,  # templates never change during a build; spares a stat per page and template
         )
         _RememberedTranslations(translations).install(env)
+        env.constant_calls = _RememberedTranslations.CONSTANT  # before any template is compiled
         env.filters["codes_as_text"] = lambda html: Markup(codes_as_text(str(html)))
         env.globals.update(
             fmt=LocaleFormat(lang),
@@ -116,13 +117,16 @@ class Renderer:
         path = rest if at_root else f"{self.lang}/{rest}"
         url = self.config.base_url
         root = urlsplit(url).path if standalone else "../" * path.count("/")
+        # a page of a language links to the pages of its own language from its own folder, not through the root
+        base = f"{root}{self.lang}/" if at_root or standalone else "../" * (path.count("/") - 1)
+        globals_ = self.env.globals
         html = self.env.get_template(template).render(
             **context,
             path=path,
             rest=rest,
             root=root,
-            # a page of a language links to the pages of its own language from its own folder, not through the root
-            base=f"{root}{self.lang}/" if at_root or standalone else "../" * (path.count("/") - 1),
+            base=base,
+            links=PageLinks(rest, base, globals_["detailed"], globals_["word"]),
             others=tuple(lang for lang in self.languages if lang != self.lang),
             switch_rest="index.html" if standalone else rest,
             alternates=() if standalone else tuple((lang, f"{url}{lang}/{rest}") for lang in self.languages),
@@ -140,6 +144,9 @@ class _RememberedTranslations:
     give the same values: the translation as Markup, %-formatted with the call's variables (escaped). A call with no
     variables of its own always yields the same Markup, so it is formatted once.
     """
+
+    # what a call of these with constant arguments gives never varies: templating.SiteEnvironment makes it at compile time
+    CONSTANT = frozenset({"_", "gettext", "pgettext"})
 
     def __init__(self, translations: Any):
         self._translations = translations

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from jinja2 import pass_context
 from markupsafe import Markup
 
 from sitegen.render.templating import escape_text
@@ -37,13 +36,6 @@ def relative_href(rest: str, target: str) -> str | None:
     return None
 
 
-def href(context: Any, target: str) -> str:
-    """A link from the page being rendered to `target` (below the language folder): relative_href, else from `base`
-    (also where no page is being rendered: a template module made with a `base` alone)."""
-    rest = context.get("rest")
-    return (relative_href(rest, target) if rest is not None else None) or f"{context['base']}{target}"
-
-
 def _link(target: Any, text: Any) -> Markup:
     return Markup(f'<a href="{escape_text(target)}">{escape_text(text)}</a>')
 
@@ -52,42 +44,53 @@ def _code_link(target: Any, text: Any) -> Markup:
     return Markup(f'<a href="{escape_text(target)}"><code>{escape_text(text)}</code></a>')
 
 
-@pass_context
-def expected_link(context: Any, cv: str, id: str) -> Markup:
-    """An expected finding, linked to its row of the key on the case page."""
-    return _code_link(href(context, f"{case_path(cv)}#key-{id}"), id)
+class PageLinks:
+    """The links a reason names, as written from one page: a page's reasons get it as an argument (`links`), so
+    reasons.html.j2 is one module per language instead of one imported with every page's context.
 
+    `rest`: the page below its language folder (None: no page, links start from `base`); `base`: the way from the page
+    to its language folder; `detailed`: environment.Detail; `word`: the language's environment.Words.
+    """
 
-@pass_context
-def finding_link(context: Any, run_id: str, cv: str, repetition: Any, stage: str, id: str, rerun: bool = False) -> Markup:
-    """A finding, linked to its row on the case-run page; named without a link when that page is not kept (`--detail-runs`):
-    the case page shows states only, so every such link led to the same place as the observation's own link to it."""
-    if not context["detailed"](cv, run_id):
-        return code(id)
-    section = f"{repetition_anchor(repetition)}-rerun-{stage}" if rerun else repetition_anchor(repetition, stage)
-    return _code_link(href(context, context["detailed"].link(cv, run_id, f"{section}-f-{id}")), id)
+    __slots__ = ("rest", "base", "detailed", "word")
 
+    def __init__(self, rest: str | None, base: str, detailed: Any, word: Any):
+        self.rest = rest
+        self.base = base
+        self.detailed = detailed
+        self.word = word
 
-@pass_context
-def findings_links(context: Any, run_id: str, cv: str, repetition: Any, stage: str, ids: Any) -> Markup:
-    """Several findings of one stage, linked, separated by commas."""
-    return Markup(", ").join(finding_link(context, run_id, cv, repetition, stage, id) for id in ids)
+    def href(self, target: str) -> str:
+        """A link from the page to `target` (below the language folder): relative_href, else from `base`."""
+        return (relative_href(self.rest, target) if self.rest is not None else None) or f"{self.base}{target}"
 
+    def expected(self, cv: str, id: str) -> Markup:
+        """An expected finding, linked to its row of the key on the case page."""
+        return _code_link(self.href(f"{case_path(cv)}#key-{id}"), id)
 
-@pass_context
-def repetition_link(context: Any, run_id: str, cv: str, repetition: Any, capital: bool = False) -> Markup:
-    """A repetition (or a pair of them, at its first), named in the page's language and linked to its section."""
-    word = context["word"]
-    name = word.repetition[repetition] if capital else word.repetition_ref[repetition]
-    if not context["detailed"](cv, run_id):  # no case-run page to land on: as finding_link
-        return Markup(name)
-    return _link(href(context, context["detailed"].link(cv, run_id, repetition_anchor(repetition))), Markup(name))
+    def finding(self, run_id: str, cv: str, repetition: Any, stage: str, id: str, rerun: bool = False) -> Markup:
+        """A finding, linked to its row on the case-run page; named without a link when that page is not kept
+        (`--detail-runs`): the case page shows states only, so every such link led to the same place as the
+        observation's own link to it."""
+        if not self.detailed(cv, run_id):
+            return code(id)
+        section = f"{repetition_anchor(repetition)}-rerun-{stage}" if rerun else repetition_anchor(repetition, stage)
+        return _code_link(self.href(self.detailed.link(cv, run_id, f"{section}-f-{id}")), id)
 
+    def findings(self, run_id: str, cv: str, repetition: Any, stage: str, ids: Any) -> Markup:
+        """Several findings of one stage, linked, separated by commas."""
+        return Markup(", ").join(self.finding(run_id, cv, repetition, stage, id) for id in ids)
 
-@pass_context
-def version_link(context: Any, run_id: str, cv: str, repetition: Any) -> Markup:
-    """A case version of a pair, linked to the repetition on its case-run page."""
-    return _code_link(href(context, context["detailed"].link(cv, run_id, repetition_anchor(repetition))), cv)
+    def repetition(self, run_id: str, cv: str, repetition: Any, capital: bool = False) -> Markup:
+        """A repetition (or a pair of them, at its first), named in the page's language and linked to its section."""
+        name = self.word.repetition[repetition] if capital else self.word.repetition_ref[repetition]
+        if not self.detailed(cv, run_id):  # no case-run page to land on: as finding
+            return Markup(name)
+        return _link(self.href(self.detailed.link(cv, run_id, repetition_anchor(repetition))), Markup(name))
+
+    def version(self, run_id: str, cv: str, repetition: Any) -> Markup:
+        """A case version of a pair, linked to the repetition on its case-run page."""
+        return _code_link(self.href(self.detailed.link(cv, run_id, repetition_anchor(repetition))), cv)
 
 
 def row_link(section_id: str, finding: str) -> Markup:
@@ -99,6 +102,4 @@ def code(text: Any) -> Markup:
     return Markup(f"<code>{escape_text(text)}</code>")
 
 
-LINKS = {"href": pass_context(href), "expected_link": expected_link, "finding_link": finding_link,
-         "findings_links": findings_links, "repetition_link": repetition_link, "version_link": version_link, "code": code,
-         "row_link": row_link}
+LINKS = {"code": code, "row_link": row_link}
