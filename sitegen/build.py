@@ -311,7 +311,7 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
         progress("cache", f"{cache} is not a sitegen cache (no {pages_cache.root.name}/CACHEDIR.TAG of sitegen's): not used")
     checked = check_records(Path(records_dir), progress=progress, jobs=jobs, signing_key=signing_key,
                             before=checked_cache(pages_cache) if inputs is not None else None)
-    with staging(target) as folder:
+    with staging(target, jobs=jobs) as folder:
         previous = target if is_site(target) else None  # its unchanged files are linked, not written again
         held = read_index(pages_cache, target) if inputs is not None and previous is not None else {}
         pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder, previous),
