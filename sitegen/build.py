@@ -31,6 +31,7 @@ from sitegen.render.feed import FEED_PATH, feed_path, render_atom, render_change
 from sitegen.render.pagecache import PageCache, folders_digest, page_config, page_key
 from sitegen.render.pages import iter_pages
 from sitegen.score.comparison import Comparison
+from sitegen.score.compared import ComparedRuns
 from sitegen.score.scoring import verdict_source
 from sitegen.score.recordcache import RecordEntries
 from sitegen.score.results import read_results
@@ -130,12 +131,13 @@ def recorded_phase(records: m.Records, records_dir: Path, cache: RecordEntries |
         return read_results(records.results_json, path=path, unpacking=frozen_when_made)
 
 
-def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1, cache: VerifiedRuns | None = None) -> Verified:
+def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1, cache: VerifiedRuns | None = None,
+                 compared: ComparedRuns | None = None) -> Verified:
     """Re-score every published run once (with `cache`, only those not verified before with the same inputs), check it
     reproduces the record, and compare it with the previous comparable one; the comparisons and each run's structured
     reasons (packed) go on to the pages."""
     with collector_paused():  # a run's observations and summary are hundreds of thousands of small acyclic objects
-        return verify_published(records, recorded, jobs=jobs, cache=cache)
+        return verify_published(records, recorded, jobs=jobs, cache=cache, comparisons=compared)
 
 
 @dataclass(frozen=True)
@@ -147,13 +149,15 @@ class CheckedBefore:
     verified: VerifiedRuns
     published: CleanFiles | None = None
     results: RecordEntries | None = None
+    compared: ComparedRuns | None = None
 
 
 def checked_cache(cache: PageCache) -> CheckedBefore:
     """The answers files checked and the runs verified before, kept in the folder of a cache found to be sitegen's."""
     source = folders_digest(SOURCES[0])
     return CheckedBefore(CheckedAnswers(cache.root / "answers", source), VerifiedRuns(cache.root / "verified", source),
-                         CleanFiles(cache.root / "published", source), RecordEntries(cache.root / "results", source))
+                         CleanFiles(cache.root / "published", source), RecordEntries(cache.root / "results", source),
+                         ComparedRuns(cache.root / "compared", source))
 
 
 def changelog_phase(records: m.Records) -> Changelog:
@@ -218,7 +222,8 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
     recorded = recorded_phase(records, Path(records_dir), before.results if before else None)
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
-    verified = verify_phase(records, recorded, jobs=jobs, cache=before.verified if before else None)
+    verified = verify_phase(records, recorded, jobs=jobs, cache=before.verified if before else None,
+                            compared=before.compared if before else None)
     downloads = downloads_phase(records, before.published if before else None)
     changelog = changelog_phase(records)
     hand_written = sum(1 for row in changelog.rows if row.kind == "entry")

@@ -19,11 +19,12 @@ import fcntl
 import os
 import shutil
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Iterator
+
+from sitegen.core.workers import each_in_threads
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -97,9 +98,7 @@ def remove_tree(folder: Path, *, jobs: int = 1) -> None:
     An old site is some 23,000 names at 1,000 case versions: deleted one after the other they take a second or more.
     """
     if jobs > 1:
-        with ThreadPoolExecutor(jobs) as pool:
-            for _ in pool.map(partial(shutil.rmtree, ignore_errors=True), _subfolders(Path(folder), wanted=16 * jobs)):
-                pass
+        each_in_threads(partial(shutil.rmtree, ignore_errors=True), _subfolders(Path(folder), wanted=16 * jobs), jobs=jobs)
     shutil.rmtree(folder, ignore_errors=True)
 
 
