@@ -20,6 +20,7 @@ from sitegen.load.records import load_records
 from sitegen.load.schema import schema_files
 from sitegen.load.spool import ResultSpool
 from sitegen.publish.downloads import CleanFiles, Download, collect_downloads, collect_metadata
+from sitegen.publish.exportcache import CaseRowsKept
 from sitegen.publish.exportcontext import ExportContext
 from sitegen.publish.exports import check_export_names, export_files
 from sitegen.publish.provenance import Provenance, check_provenance
@@ -143,13 +144,15 @@ def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1, ca
 @dataclass(frozen=True)
 class CheckedBefore:
     """What a cache found to be sitegen's keeps of the checks: answers files checked, runs verified, records files found
-    fit to publish and the results record's entries read, keyed with sitegen's own code (digested once per build)."""
+    fit to publish, the results record's entries read, runs compared and runs' case-table rows written, keyed with
+    sitegen's own code (digested once per build)."""
 
     answers: CheckedAnswers
     verified: VerifiedRuns
     published: CleanFiles | None = None
     results: RecordEntries | None = None
     compared: ComparedRuns | None = None
+    case_rows: CaseRowsKept | None = None
 
 
 def checked_cache(cache: PageCache) -> CheckedBefore:
@@ -157,7 +160,7 @@ def checked_cache(cache: PageCache) -> CheckedBefore:
     source = folders_digest(SOURCES[0])
     return CheckedBefore(CheckedAnswers(cache.root / "answers", source), VerifiedRuns(cache.root / "verified", source),
                          CleanFiles(cache.root / "published", source), RecordEntries(cache.root / "results", source),
-                         ComparedRuns(cache.root / "compared", source))
+                         ComparedRuns(cache.root / "compared", source), CaseRowsKept(cache.root / "case-rows", source))
 
 
 def changelog_phase(records: m.Records) -> Changelog:
@@ -196,10 +199,11 @@ def published_files(records: m.Records, downloads: tuple[Download, ...], exports
 
 
 def exports_phase(records: m.Records, recorded: Mapping[str, m.RunResult], catalogs: Mapping,
-                  downloads: tuple[Download, ...]) -> tuple[tuple[str, m.InMemoryFile], ...]:
-    """The standard exports (CSV, Every Eval Ever, Croissant), made from the results just verified: nothing is scored again."""
+                  downloads: tuple[Download, ...], kept: CaseRowsKept | None = None) -> tuple[tuple[str, m.InMemoryFile], ...]:
+    """The standard exports (CSV, Every Eval Ever, Croissant), made from the results just verified: nothing is scored again
+    (with `kept`, a run's rows of the case table written before are not written again)."""
     records_files = tuple((d.name, d.source) for d in downloads)
-    return export_files(ExportContext.of(records, recorded, catalogs, records_files))
+    return export_files(ExportContext.of(records, recorded, catalogs, records_files), kept)
 
 
 def provenance_phase(records_dir: Path, recorded: Mapping[str, m.RunResult], published: tuple[tuple[str, object], ...], *,
@@ -229,7 +233,7 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
     say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
     catalogs = catalogs_phase(records)
-    exports = exports_phase(records, recorded, catalogs, downloads)
+    exports = exports_phase(records, recorded, catalogs, downloads, before.case_rows if before else None)
     provenance = provenance_phase(Path(records_dir), recorded, published_files(records, downloads, exports),
                                   signing_key=signing_key)
     return Checked(records, recorded, downloads, changelog, catalogs, build_date(records), verified.comparisons, provenance,

@@ -30,6 +30,8 @@ from sitegen.render.plan import PageJob
 from sitegen.render.pagecache import MARKER, PageCache
 from sitegen.core.files import SourceFile, framed
 from sitegen.publish.site import PageWriter
+import sitegen.publish.tables as tables
+from sitegen.publish import exportcache
 from sitegen.score import compared as compared_module
 from sitegen.score.verified import ENTRY_MAGIC, VerifiedRuns
 
@@ -153,7 +155,8 @@ def _change_date(ws, rng, step):
 
 
 def _corrupt_cache(ws, rng, step):
-    entries = [p for folder in ("pages", "verified", "compared", "names") for p in sorted((ws["root"] / "cache" / folder).rglob("*"))]
+    entries = [p for folder in ("pages", "verified", "compared", "case-rows", "names")
+               for p in sorted((ws["root"] / "cache" / folder).rglob("*"))]
     entries = [p for p in entries if p.is_file()]
     for victim in rng.sample(entries, min(2, len(entries))):
         data = victim.read_bytes()
@@ -500,6 +503,61 @@ def test_a_corrupt_or_foreign_comparison_cache_is_ignored(workspace, monkeypatch
     assert all(compared_module._plain_measures(marshal.loads(p.read_bytes()[len(compared_module.ENTRY_MAGIC) + 65:])[0])
                for p in sorted((cache / "compared").iterdir())), "entries replaced"
     assert kept.key("a" * 64, None, regressions_only=True) is None
+
+
+class Tabling:
+    """Counts the runs whose case-table rows are written afresh (builds run in this process)."""
+
+    def __init__(self, monkeypatch):
+        self.runs: list[str] = []
+        rows = tables.run_case_rows
+
+        def counted(context, run):
+            self.runs.append(run.id)
+            return rows(context, run)
+
+        monkeypatch.setattr(tables, "run_case_rows", counted)
+
+
+def test_a_runs_case_table_rows_are_written_once_while_its_result_is_the_same(workspace, monkeypatch):
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    tabling = Tabling(monkeypatch)
+    build.build_site(ws["records"], out, cache=cache)
+    assert sorted(tabling.runs) == ["r1", "r2"]
+    tabling.runs.clear()
+    _toggle_run(ws, random.Random(0), 0)
+    build.build_site(ws["records"], out, cache=cache)
+    assert tabling.runs == ["r3"]
+    assert tree(out) == tree(_full_build(ws))
+
+
+@pytest.mark.parametrize("damage", ["truncated", "edited", "another run's rows", "not UTF-8", "no line end"])
+def test_a_corrupt_or_foreign_case_rows_cache_is_ignored(workspace, monkeypatch, damage):
+    """Rows that fail their digest, or pass it but are not UTF-8 rows of that very run, are not trusted: written afresh,
+    and the case table (and the site) is a full build's."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    build.build_site(ws["records"], out, cache=cache)
+    entries = sorted((cache / "case-rows").iterdir())
+    assert len(entries) == 2
+    for entry in entries:
+        blob = entry.read_bytes()
+        rows = blob[len(exportcache.ENTRY_MAGIC) + 65:]
+        assert rows.startswith((b"r1,", b"r2,")) and rows.endswith(b"\r\n")
+        if damage == "truncated":
+            entry.write_bytes(blob[: len(blob) // 2])
+        elif damage == "edited":
+            entry.write_bytes(blob[:-9] + b"x" + blob[-8:])
+        else:
+            forged = {"another run's rows": rows.replace(b"r1,", b"r9,").replace(b"r2,", b"r9,"),
+                      "not UTF-8": rows[:3] + b"\xff" + rows[3:], "no line end": rows[:-2]}[damage]
+            entry.write_bytes(framed(exportcache.ENTRY_MAGIC, forged))
+    (cache / "build.json").unlink()  # so the build does not stop early: the records are read and checked
+    tabling = Tabling(monkeypatch)
+    build.build_site(ws["records"], out, cache=cache)
+    assert sorted(tabling.runs) == ["r1", "r2"]
+    assert tree(out) == tree(_full_build(ws))
 
 
 def _entries(cache: Path) -> list[Path]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -52,7 +53,7 @@ class ComparedRuns:
             measures, changes = marshal.loads(data)
         except (ValueError, EOFError, TypeError):
             return None
-        if not (_plain_measures(measures) and type(changes) is tuple and all(map(_plain_change, changes))):
+        if not (_plain_measures(measures) and _plain_changes(changes)):
             return None
         return Comparison(a.id, b.id, a.setup, b.setup, records.setups[a.setup].fingerprint, records.setups[b.setup].fingerprint,
                           tuple(MeasureDelta(*delta) for delta in measures), tuple(Change(*change) for change in changes),
@@ -101,6 +102,8 @@ def _count(value: Any) -> bool:
     return value is None or (type(value) is tuple and len(value) == 2 and all(type(n) is int and n >= 0 for n in value))
 
 
-def _plain_change(change: Any) -> bool:
-    """Whether a change read back is seven strings, its measure one of the registry's."""
-    return type(change) is tuple and len(change) == 7 and all(type(part) is str for part in change) and change[0] in MEASURES
+def _plain_changes(changes: Any) -> bool:
+    """Whether changes read back are tuples of seven strings, each naming one of the registry's measures (the types
+    gathered in C: a comparison after a run added can hold tens of thousands)."""
+    return (type(changes) is tuple and set(map(type, changes)) <= {tuple} and set(map(len, changes)) <= {7}
+            and set(map(type, chain.from_iterable(changes))) <= {str} and {c[0] for c in changes} <= set(MEASURES))
