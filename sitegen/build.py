@@ -20,6 +20,7 @@ from sitegen.load.records import load_records
 from sitegen.load.schema import schema_files
 from sitegen.load.spool import ResultSpool
 from sitegen.publish.downloads import CleanFiles, Download, collect_downloads, collect_metadata
+from sitegen.publish.exportcache import CaseRowsKept
 from sitegen.publish.exportcontext import ExportContext
 from sitegen.publish.exports import check_export_names, export_files
 from sitegen.publish.provenance import Provenance, check_provenance
@@ -31,6 +32,7 @@ from sitegen.render.feed import FEED_PATH, feed_path, render_atom, render_change
 from sitegen.render.pagecache import PageCache, folders_digest, page_config, page_key
 from sitegen.render.pages import iter_pages
 from sitegen.score.comparison import Comparison
+from sitegen.score.compared import ComparedRuns
 from sitegen.score.scoring import verdict_source
 from sitegen.score.recordcache import RecordEntries
 from sitegen.score.results import read_results
@@ -130,30 +132,35 @@ def recorded_phase(records: m.Records, records_dir: Path, cache: RecordEntries |
         return read_results(records.results_json, path=path, unpacking=frozen_when_made)
 
 
-def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1, cache: VerifiedRuns | None = None) -> Verified:
+def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1, cache: VerifiedRuns | None = None,
+                 compared: ComparedRuns | None = None) -> Verified:
     """Re-score every published run once (with `cache`, only those not verified before with the same inputs), check it
     reproduces the record, and compare it with the previous comparable one; the comparisons and each run's structured
     reasons (packed) go on to the pages."""
     with collector_paused():  # a run's observations and summary are hundreds of thousands of small acyclic objects
-        return verify_published(records, recorded, jobs=jobs, cache=cache)
+        return verify_published(records, recorded, jobs=jobs, cache=cache, comparisons=compared)
 
 
 @dataclass(frozen=True)
 class CheckedBefore:
     """What a cache found to be sitegen's keeps of the checks: answers files checked, runs verified, records files found
-    fit to publish and the results record's entries read, keyed with sitegen's own code (digested once per build)."""
+    fit to publish, the results record's entries read, runs compared and runs' case-table rows written, keyed with
+    sitegen's own code (digested once per build)."""
 
     answers: CheckedAnswers
     verified: VerifiedRuns
     published: CleanFiles | None = None
     results: RecordEntries | None = None
+    compared: ComparedRuns | None = None
+    case_rows: CaseRowsKept | None = None
 
 
 def checked_cache(cache: PageCache) -> CheckedBefore:
     """The answers files checked and the runs verified before, kept in the folder of a cache found to be sitegen's."""
     source = folders_digest(SOURCES[0])
     return CheckedBefore(CheckedAnswers(cache.root / "answers", source), VerifiedRuns(cache.root / "verified", source),
-                         CleanFiles(cache.root / "published", source), RecordEntries(cache.root / "results", source))
+                         CleanFiles(cache.root / "published", source), RecordEntries(cache.root / "results", source),
+                         ComparedRuns(cache.root / "compared", source), CaseRowsKept(cache.root / "case-rows", source))
 
 
 def changelog_phase(records: m.Records) -> Changelog:
@@ -192,10 +199,11 @@ def published_files(records: m.Records, downloads: tuple[Download, ...], exports
 
 
 def exports_phase(records: m.Records, recorded: Mapping[str, m.RunResult], catalogs: Mapping,
-                  downloads: tuple[Download, ...]) -> tuple[tuple[str, m.InMemoryFile], ...]:
-    """The standard exports (CSV, Every Eval Ever, Croissant), made from the results just verified: nothing is scored again."""
+                  downloads: tuple[Download, ...], kept: CaseRowsKept | None = None) -> tuple[tuple[str, m.InMemoryFile], ...]:
+    """The standard exports (CSV, Every Eval Ever, Croissant), made from the results just verified: nothing is scored again
+    (with `kept`, a run's rows of the case table written before are not written again)."""
     records_files = tuple((d.name, d.source) for d in downloads)
-    return export_files(ExportContext.of(records, recorded, catalogs, records_files))
+    return export_files(ExportContext.of(records, recorded, catalogs, records_files), kept)
 
 
 def provenance_phase(records_dir: Path, recorded: Mapping[str, m.RunResult], published: tuple[tuple[str, object], ...], *,
@@ -218,13 +226,14 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
     recorded = recorded_phase(records, Path(records_dir), before.results if before else None)
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
-    verified = verify_phase(records, recorded, jobs=jobs, cache=before.verified if before else None)
+    verified = verify_phase(records, recorded, jobs=jobs, cache=before.verified if before else None,
+                            compared=before.compared if before else None)
     downloads = downloads_phase(records, before.published if before else None)
     changelog = changelog_phase(records)
     hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
     say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
     catalogs = catalogs_phase(records)
-    exports = exports_phase(records, recorded, catalogs, downloads)
+    exports = exports_phase(records, recorded, catalogs, downloads, before.case_rows if before else None)
     provenance = provenance_phase(Path(records_dir), recorded, published_files(records, downloads, exports),
                                   signing_key=signing_key)
     return Checked(records, recorded, downloads, changelog, catalogs, build_date(records), verified.comparisons, provenance,
@@ -311,7 +320,7 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
         progress("cache", f"{cache} is not a sitegen cache (no {pages_cache.root.name}/CACHEDIR.TAG of sitegen's): not used")
     checked = check_records(Path(records_dir), progress=progress, jobs=jobs, signing_key=signing_key,
                             before=checked_cache(pages_cache) if inputs is not None else None)
-    with staging(target) as folder:
+    with staging(target, jobs=jobs) as folder:
         previous = target if is_site(target) else None  # its unchanged files are linked, not written again
         held = read_index(pages_cache, target) if inputs is not None and previous is not None else {}
         pages, published, extra = render_site(checked, jobs=jobs, progress=progress, write=PageWriter(folder, previous),

@@ -30,6 +30,9 @@ from sitegen.render.plan import PageJob
 from sitegen.render.pagecache import MARKER, PageCache
 from sitegen.core.files import SourceFile, framed
 from sitegen.publish.site import PageWriter
+import sitegen.publish.tables as tables
+from sitegen.publish import exportcache
+from sitegen.score import compared as compared_module
 from sitegen.score.verified import ENTRY_MAGIC, VerifiedRuns
 
 SMALL = Path(__file__).resolve().parent / "data" / "records-small"
@@ -152,7 +155,8 @@ def _change_date(ws, rng, step):
 
 
 def _corrupt_cache(ws, rng, step):
-    entries = [p for folder in ("pages", "verified", "names") for p in sorted((ws["root"] / "cache" / folder).rglob("*"))]
+    entries = [p for folder in ("pages", "verified", "compared", "case-rows", "names")
+               for p in sorted((ws["root"] / "cache" / folder).rglob("*"))]
     entries = [p for p in entries if p.is_file()]
     for victim in rng.sample(entries, min(2, len(entries))):
         data = victim.read_bytes()
@@ -426,6 +430,133 @@ def test_a_rebuild_after_one_run_added_scores_only_that_run(workspace, monkeypat
     scoring.runs.clear()
     build.build_site(ws["records"], out, cache=cache)
     assert scoring.runs == ["r3"]
+    assert tree(out) == tree(_full_build(ws))
+
+
+class Comparing:
+    """Counts the comparisons made afresh (builds run in this process)."""
+
+    def __init__(self, monkeypatch):
+        self.pairs: list[tuple[str, str]] = []
+        compare = verify.compare_summaries
+
+        def counted(records, a, b, *args, **kwargs):
+            self.pairs.append((a.id, b.id))
+            return compare(records, a, b, *args, **kwargs)
+
+        monkeypatch.setattr(verify, "compare_summaries", counted)
+
+
+def test_runs_compared_before_are_not_compared_again(workspace, monkeypatch):
+    """r3 added is compared with r2 (the two are comparable, r1 with neither); once kept, that comparison is not made again
+    while neither run's inputs change, also after r3 is taken away and added back."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    comparing = Comparing(monkeypatch)
+    build.build_site(ws["records"], out, cache=cache)
+    assert comparing.pairs == []
+    _toggle_run(ws, random.Random(0), 0)
+    build.build_site(ws["records"], out, cache=cache)
+    assert comparing.pairs == [("r2", "r3")] and len(list((cache / "compared").iterdir())) == 1
+    (cache / "build.json").unlink()  # so the build does not stop early: the records are read and verified
+    comparing.pairs.clear()
+    build.build_site(ws["records"], out, cache=cache)
+    _toggle_run(ws, random.Random(0), 1)
+    build.build_site(ws["records"], out, cache=cache)
+    _toggle_run(ws, random.Random(0), 2)
+    build.build_site(ws["records"], out, cache=cache)
+    assert comparing.pairs == []
+    assert tree(out) == tree(_full_build(ws))
+
+
+@pytest.mark.parametrize("damage", ["truncated", "edited", "counts of another measure", "a change not of strings", "not marshal"])
+def test_a_corrupt_or_foreign_comparison_cache_is_ignored(workspace, monkeypatch, damage):
+    """An entry that fails its digest, or passes it but is not shaped as counts per measure and changes, is not trusted:
+    the runs are compared again, and the site is a full build's."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    _toggle_run(ws, random.Random(0), 0)  # r3 published: it is compared with r2
+    build.build_site(ws["records"], out, cache=cache)
+    entries = sorted((cache / "compared").iterdir())
+    assert entries
+    for entry in entries:
+        blob = entry.read_bytes()
+        measures, changes = marshal.loads(blob[len(compared_module.ENTRY_MAGIC) + 65:])
+        if damage == "truncated":
+            entry.write_bytes(blob[: len(blob) // 2])
+        elif damage == "edited":
+            entry.write_bytes(blob[:-9] + b"x" + blob[-8:])
+        elif damage == "not marshal":
+            entry.write_bytes(framed(compared_module.ENTRY_MAGIC, b"\xff not marshal"))
+        else:
+            if damage == "counts of another measure":
+                measures = (("NO_SUCH_MEASURE", (1, 2), (2, 2)),) + measures[1:]
+            else:
+                changes = changes + (("GROUNDING", "a", "1", "report", 7, "passed", "failed"),)
+            entry.write_bytes(framed(compared_module.ENTRY_MAGIC, marshal.dumps((measures, changes), 4)))
+    (cache / "build.json").unlink()
+    comparing = Comparing(monkeypatch)
+    build.build_site(ws["records"], out, cache=cache)
+    assert len(comparing.pairs) == len(entries)
+    assert tree(out) == tree(_full_build(ws))
+    kept = compared_module.ComparedRuns(cache / "compared", b"")
+    assert all(compared_module._plain_measures(marshal.loads(p.read_bytes()[len(compared_module.ENTRY_MAGIC) + 65:])[0])
+               for p in sorted((cache / "compared").iterdir())), "entries replaced"
+    assert kept.key("a" * 64, None, regressions_only=True) is None
+
+
+class Tabling:
+    """Counts the runs whose case-table rows are written afresh (builds run in this process)."""
+
+    def __init__(self, monkeypatch):
+        self.runs: list[str] = []
+        rows = tables.run_case_rows
+
+        def counted(context, run):
+            self.runs.append(run.id)
+            return rows(context, run)
+
+        monkeypatch.setattr(tables, "run_case_rows", counted)
+
+
+def test_a_runs_case_table_rows_are_written_once_while_its_result_is_the_same(workspace, monkeypatch):
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    tabling = Tabling(monkeypatch)
+    build.build_site(ws["records"], out, cache=cache)
+    assert sorted(tabling.runs) == ["r1", "r2"]
+    tabling.runs.clear()
+    _toggle_run(ws, random.Random(0), 0)
+    build.build_site(ws["records"], out, cache=cache)
+    assert tabling.runs == ["r3"]
+    assert tree(out) == tree(_full_build(ws))
+
+
+@pytest.mark.parametrize("damage", ["truncated", "edited", "another run's rows", "not UTF-8", "no line end"])
+def test_a_corrupt_or_foreign_case_rows_cache_is_ignored(workspace, monkeypatch, damage):
+    """Rows that fail their digest, or pass it but are not UTF-8 rows of that very run, are not trusted: written afresh,
+    and the case table (and the site) is a full build's."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    build.build_site(ws["records"], out, cache=cache)
+    entries = sorted((cache / "case-rows").iterdir())
+    assert len(entries) == 2
+    for entry in entries:
+        blob = entry.read_bytes()
+        rows = blob[len(exportcache.ENTRY_MAGIC) + 65:]
+        assert rows.startswith((b"r1,", b"r2,")) and rows.endswith(b"\r\n")
+        if damage == "truncated":
+            entry.write_bytes(blob[: len(blob) // 2])
+        elif damage == "edited":
+            entry.write_bytes(blob[:-9] + b"x" + blob[-8:])
+        else:
+            forged = {"another run's rows": rows.replace(b"r1,", b"r9,").replace(b"r2,", b"r9,"),
+                      "not UTF-8": rows[:3] + b"\xff" + rows[3:], "no line end": rows[:-2]}[damage]
+            entry.write_bytes(framed(exportcache.ENTRY_MAGIC, forged))
+    (cache / "build.json").unlink()  # so the build does not stop early: the records are read and checked
+    tabling = Tabling(monkeypatch)
+    build.build_site(ws["records"], out, cache=cache)
+    assert sorted(tabling.runs) == ["r1", "r2"]
     assert tree(out) == tree(_full_build(ws))
 
 

@@ -153,3 +153,24 @@ def test_a_folder_a_running_build_holds_is_not_swept(workspace):
         assert unrelated.is_dir(), "a folder of another name is never touched"
     finally:
         os.close(fd)
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_an_old_site_is_deleted_whole_by_threads_without_following_a_link(tmp_path, jobs):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "kept.html").write_bytes(b"not the site's")
+    old = tmp_path / "old"
+    for shard in range(5):
+        for case in range(7):
+            folder = old / "sv" / "cases" / f"s{shard}" / f"case-{case}"
+            folder.mkdir(parents=True)
+            for run in range(3):
+                (folder / f"run-{run}.html").write_bytes(b"page")
+    (old / "index.html").write_bytes(b"index")
+    (old / "sv" / "cases" / "s0" / "elsewhere").symlink_to(outside, target_is_directory=True)
+    (old / "sv" / "linked.html").symlink_to(outside / "kept.html")
+    assert len(swap_module._subfolders(old, wanted=16 * jobs)) >= min(16 * jobs, 35)
+    swap_module.remove_tree(old, jobs=jobs)
+    assert not os.path.lexists(old)
+    assert (outside / "kept.html").read_bytes() == b"not the site's"

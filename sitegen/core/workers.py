@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable, Iterator
 
@@ -56,6 +57,14 @@ def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jo
         for process, conn in workers:
             process.join()
             conn.close()
+
+
+def each_in_threads(function: Callable[[Any], Any], items: Iterable[Any], *, jobs: int) -> None:
+    """function(item) for every item in `jobs` threads, for work that waits on the system rather than on Python (deleting
+    files: the interpreter is released while the kernel unlinks); the first error is raised once every item is done."""
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        for _ in pool.map(function, items):
+            pass
 
 
 def _next_result(pending: deque, done: dict[int, Any], workers: list, in_flight: list[int]) -> Any:

@@ -7,15 +7,17 @@ from sitegen.core.errors import PublicationError
 from sitegen.core.files import InMemoryFile
 from sitegen.load.jsonread import parse_json
 from sitegen.publish.croissant import CROISSANT, croissant_file
+from sitegen.publish.exportcache import CaseRowsKept
 from sitegen.publish.everyeval import every_eval_files, every_eval_name
 from sitegen.publish.exportcontext import ExportContext
 from sitegen.publish.tables import CASE_TABLE, METADATA, measure_table, table_files
 from sitegen.score.measures.registry import MEASURES
 
 
-def export_files(context: ExportContext) -> tuple[tuple[str, InMemoryFile], ...]:
-    """Every export as (name under downloads/, file), sorted by name; the Croissant file describes all the others."""
-    files = table_files(context) + every_eval_files(context)
+def export_files(context: ExportContext, kept: CaseRowsKept | None = None) -> tuple[tuple[str, InMemoryFile], ...]:
+    """Every export as (name under downloads/, file), sorted by name; the Croissant file describes all the others. With
+    `kept` (a cache's), the case table's rows of a run written before are not written again (exportcache.py)."""
+    files = table_files(context, kept) + every_eval_files(context)
     files += ((CROISSANT, croissant_file(context, files)),)
     return tuple(sorted(((name, InMemoryFile(data)) for name, data in files), key=lambda item: item[0]))
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import stat
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from sitegen.core.errors import Diagnostic, OutFolderError, PublicationError, Wr
 from sitegen.core.files import HeldFile
 from sitegen.core.model import InMemoryFile, SourceFile
 from sitegen.render.pages import Page
-from sitegen.publish.swap import locked_folder, staged_prefix, swap_in, sweep
+from sitegen.publish.swap import locked_folder, remove_tree, staged_prefix, swap_in, sweep
 
 DOWNLOADS = "downloads"
 SUMS = "SHA256SUMS"
@@ -111,10 +110,11 @@ def is_site(folder: Path) -> bool:
 
 
 @contextmanager
-def staging(out_dir: Path) -> Iterator[Path]:
+def staging(out_dir: Path, *, jobs: int = 1) -> Iterator[Path]:
     """A fresh folder beside `out_dir` for the new site (same filesystem, so the swap is a rename); gone again unless swapped in.
 
-    What builds killed earlier left beside `out_dir` is swept first (swap.sweep); the folder is locked while in use.
+    What builds killed earlier left beside `out_dir` is swept first (swap.sweep); the folder is locked while in use, and
+    deleted afterwards (after an exchange it holds the old site) by `jobs` threads (swap.remove_tree).
     """
     out_dir = Path(out_dir).resolve()
     with ExitStack() as stack:
@@ -125,7 +125,7 @@ def staging(out_dir: Path) -> Iterator[Path]:
         try:
             yield folder
         finally:
-            shutil.rmtree(folder, ignore_errors=True)  # after an exchange this is the old site; after a rename, nothing
+            remove_tree(folder, jobs=jobs)  # after an exchange this is the old site; after a rename, nothing
 
 
 @contextmanager

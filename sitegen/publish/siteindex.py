@@ -29,12 +29,20 @@ _HEX = frozenset("0123456789abcdef")
 
 def site_stats(out: Path) -> dict[str, os.stat_result]:
     """Every file below `out` (symbolic links as they are) with its lstat, by path relative to it."""
-    found = {}
-    root = str(out)
-    for folder, _, names in os.walk(root):
-        for name in names:
-            path = os.path.join(folder, name)
-            found[os.path.relpath(path, root).replace(os.sep, "/")] = os.lstat(path)
+    found: dict[str, os.stat_result] = {}
+    folders = [(str(out), "")]
+    while folders:  # scandir, not os.walk and relpath: a site has tens of thousands of files
+        folder, prefix = folders.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue  # a folder that cannot be listed is passed over, as os.walk does
+        with entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append((entry.path, f"{prefix}{entry.name}/"))
+                else:
+                    found[prefix + entry.name] = entry.stat(follow_symlinks=False)
     return found
 
 

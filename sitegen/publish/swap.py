@@ -20,8 +20,11 @@ import os
 import shutil
 import tempfile
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Iterator
+
+from sitegen.core.workers import each_in_threads
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -86,6 +89,37 @@ def sweep(out_dir: Path) -> tuple[Path, ...]:
         finally:
             os.close(fd)
     return tuple(gone)
+
+
+def remove_tree(folder: Path, *, jobs: int = 1) -> None:
+    """Delete `folder` and everything below it (symbolic links as they are, never followed), errors ignored; with jobs > 1
+    its subfolders are deleted by that many threads at once (unlinking waits on the file system, not on Python).
+
+    An old site is some 23,000 names at 1,000 case versions: deleted one after the other they take a second or more.
+    """
+    if jobs > 1:
+        each_in_threads(partial(shutil.rmtree, ignore_errors=True), _subfolders(Path(folder), wanted=16 * jobs), jobs=jobs)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _subfolders(folder: Path, *, wanted: int, depth: int = 4) -> list[str]:
+    """Folders below `folder` none of which holds another, level by level until there are `wanted` of them (or the
+    levels run out): what remains besides them (the files of the levels above) is small."""
+    level = [str(folder)]
+    for _ in range(depth):
+        below = []
+        for path in level:
+            try:
+                with os.scandir(path) as entries:
+                    below.extend(entry.path for entry in entries if entry.is_dir(follow_symlinks=False))
+            except OSError:
+                continue
+        if not below:
+            break
+        level = below
+        if len(level) >= wanted:
+            break
+    return level if level != [str(folder)] else []
 
 
 def exchange(a: Path, b: Path) -> bool:

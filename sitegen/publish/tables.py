@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from sitegen.core import model as m
+from sitegen.publish.exportcache import CaseRowsKept
 from sitegen.publish.exportcontext import ExportContext, json_bytes
 from sitegen.score.measures.base import N_
 from sitegen.score.measures.registry import MEASURES, TITLES
@@ -88,9 +89,13 @@ def cell(value: object) -> str:
 
 def csv_bytes(header: Sequence[str], rows: Iterable[Sequence[object]]) -> bytes:
     """RFC 4180: a header row, CRLF line ends, a field quoted when it holds a comma, a quote or a line break; UTF-8."""
+    return csv_rows([header]) + csv_rows(rows)
+
+
+def csv_rows(rows: Iterable[Sequence[object]]) -> bytes:
+    """Rows of csv_bytes without the header: a table's rows written apart and joined are the table's bytes."""
     out = io.StringIO(newline="")
     writer = csv.writer(out, dialect="excel", lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
-    writer.writerow([cell(name) for name in header])
     for row in rows:
         writer.writerow([cell(value) for value in row])
     return out.getvalue().encode("utf-8")
@@ -118,19 +123,43 @@ def measure_rows(context: ExportContext, measure: str) -> list[list[object]]:
 def case_rows(context: ExportContext) -> Iterable[list[object]]:
     """One row per case version and repetition of every published run that finished (a crashed run has no case results)."""
     for run in context.runs:
-        for case in sorted(context.results[run.id].cases, key=lambda c: (c.case_version, c.repetition)):
-            counts: list[object] = []
-            for measure in MEASURES:
-                counted = case.measures.get(measure)
-                counts.extend(counted if counted is not None else (m.NOT_OBSERVED, m.NOT_OBSERVED))
-            yield [run.id, case.case_version, case.repetition, case.state, *counts]
+        yield from run_case_rows(context, run)
 
 
-def table_files(context: ExportContext) -> tuple[tuple[str, bytes], ...]:
-    """The measure tables, the case table and their metadata file, as (name under downloads/, bytes)."""
+def run_case_rows(context: ExportContext, run: m.Run) -> Iterable[list[object]]:
+    """The case table's rows of one run."""
+    for case in sorted(context.results[run.id].cases, key=lambda c: (c.case_version, c.repetition)):
+        counts: list[object] = []
+        for measure in MEASURES:
+            counted = case.measures.get(measure)
+            counts.extend(counted if counted is not None else (m.NOT_OBSERVED, m.NOT_OBSERVED))
+        yield [run.id, case.case_version, case.repetition, case.state, *counts]
+
+
+def case_table(context: ExportContext, kept: CaseRowsKept | None = None) -> bytes:
+    """The case table; with `kept`, a run's rows written before from the same packed result are taken from it (results
+    packed in a ResultSpool only: the digest of a run's packed bytes is its key)."""
+    header = csv_rows([[c.name for c in CASE_COLUMNS]])
+    packed = getattr(context.results, "packed", None) if kept is not None else None
+    if packed is None:
+        return header + csv_rows(case_rows(context))
+    parts = [header]
+    for run in context.runs:
+        key = kept.key(run.id, packed(run.id)[0])
+        rows = kept.get(key, csv_rows([[run.id]])[:-2])
+        if rows is None:
+            rows = csv_rows(run_case_rows(context, run))
+            kept.put(key, rows)
+        parts.append(rows)
+    return b"".join(parts)
+
+
+def table_files(context: ExportContext, kept: CaseRowsKept | None = None) -> tuple[tuple[str, bytes], ...]:
+    """The measure tables, the case table and their metadata file, as (name under downloads/, bytes); with `kept`, runs'
+    case-table rows written before (case_table)."""
     files = [(measure_table(measure), csv_bytes([c.name for c in RUN_COLUMNS + MEASURE_COLUMNS], measure_rows(context, measure)))
              for measure in MEASURES]
-    files.append((CASE_TABLE, csv_bytes([c.name for c in CASE_COLUMNS], case_rows(context))))
+    files.append((CASE_TABLE, case_table(context, kept)))
     files.append((METADATA, json_bytes(table_metadata(context))))
     return tuple(files)
 

@@ -14,6 +14,7 @@ from sitegen.core.workers import ordered_map
 from sitegen.load.jsonread import parse_json
 from sitegen.load.spool import ResultSpool
 from sitegen.score.comparison import Comparison, compare_summaries, compatibility_key, summarize
+from sitegen.score.compared import Compared, ComparedRuns
 from sitegen.score.matching import PreparedCases
 from sitegen.score.reasons import pack_reasons
 from sitegen.score.results import Difference, compare_result, read_results, results_pieces, write_results, writes_as
@@ -74,14 +75,16 @@ class Verified:
 
 
 def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, keep_all_changes: bool = True,
-               known: Mapping[str, Known] | None = None, reproduced: Callable[[m.Run, Known], None] | None = None) -> Verified:
+               known: Mapping[str, Known] | None = None, reproduced: Callable[[m.Run, Known], None] | None = None,
+               compared: Compared | None = None) -> Verified:
     """Score the runs once, in date order, one run's observations alive at a time (N processes, same result for any N).
 
     Only the latest run of each compatibility key keeps its summary, so memory holds a few runs' summaries, not all.
     Without `keep_all_changes`, each comparison keeps only its regressions (the other changes are never built).
     With a record to check against, the runs in `known` (verified.py: their inputs and entry verified before) are not
     scored again: they reproduce, with the summary and reasons they had; each run scored that reproduces its entry, seal
-    included, is handed to `reproduced` as it comes, so it can be known next time.
+    included, is handed to `reproduced` as it comes, so it can be known next time. With `compared`, a comparison made
+    before of the same two runs' inputs is taken from it, and one made afresh is handed to it.
     """
     known = known if request.recorded is not None and known else {}
     results: dict[str, m.RunResult] | ResultSpool = ResultSpool() if request.packed else {}
@@ -118,8 +121,12 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
         key = compatibility_key(records, run)
         if key in latest:
             previous, seen = latest[key]
-            comparisons[run.id] = compare_summaries(records, previous, run, seen, scored.summary,
-                                                    regressions_only=not keep_all_changes)
+            comparison = compared.get(previous, run) if compared is not None else None
+            if comparison is None:
+                comparison = compare_summaries(records, previous, run, seen, scored.summary, regressions_only=not keep_all_changes)
+                if compared is not None:
+                    compared.put(previous, run, comparison)
+            comparisons[run.id] = comparison
         latest[key] = (run, scored.summary)
     return Verified(results, differences, comparisons, seal_changes, reasons)
 
@@ -130,18 +137,23 @@ def _case_versions_of(records: m.Records, runs) -> list[str]:
 
 
 def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *, jobs: int = 1,
-                     keep_all_changes: bool = False, cache: VerifiedRuns | None = None) -> Verified:
+                     keep_all_changes: bool = False, cache: VerifiedRuns | None = None,
+                     comparisons: ComparedRuns | None = None) -> Verified:
     """Score every published run, check it against the record and compare it; raise PublicationError on any problem.
 
-    With `cache`, a run whose every input and recorded entry were verified before is not scored again (verified.py).
+    With `cache`, a run whose every input and recorded entry were verified before is not scored again (verified.py);
+    with `comparisons` as well, two runs whose inputs were compared before are not compared again (compared.py).
     """
+    comparisons = comparisons if cache is not None else None  # a comparison is keyed by both runs' verification keys
     keys = {run.id: cache.key(records, recorded, run) for run in records.published_runs} if cache is not None else {}
     known = {run_id: found for run_id, key in keys.items() if (found := cache.get(key)) is not None} if cache is not None else {}
     to_score = [r for r in records.published_runs if r.id not in known]
     cases = case_digests(records, _case_versions_of(records, to_score)) if to_score else {}
     verified = score_pass(PassRequest(records, recorded, compare=True, cases=cases), records.published_runs, jobs=jobs,
                           keep_all_changes=keep_all_changes, known=known,
-                          reproduced=(lambda run, found: cache.put(keys[run.id], found)) if cache is not None else None)
+                          reproduced=(lambda run, found: cache.put(keys[run.id], found)) if cache is not None else None,
+                          compared=Compared(records, keys, comparisons, regressions_only=not keep_all_changes)
+                          if comparisons is not None else None)
     _raise_problems(records, recorded, verified.differences, verified.seal_changes)
     return verified
 
