@@ -305,8 +305,8 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
         return seals[run_id]
 
     if source is not None and all(r in published for r in run_ids):
-        # every fresh result carries its seal (score_runs sealed it), and is unpacked one run at a time, piece by piece:
-        # neither the runs' results nor the record are made a second time beside its bytes
+        # every fresh result carries its seal and its entry's print (length and SHA-256, taken where it was scored): the
+        # record's bytes are checked against those, no run unpacked or laid out again
         if writes_as(fresh, source.data):
             return ScoreReport(tuple(f"{run_id}: {_summary(*fresh.head(run_id))} (reproduces the record; sealed)" for run_id in run_ids))
     recorded = read_results(source.data) if source is not None else {}
