@@ -3,7 +3,8 @@
     python benchmarks/bench_score_all.py RECORDS_DIR [--jobs N]
 
 RECORDS_DIR must hold its results.json already (`sitegen score --all` once), so the command reproduces it and writes
-nothing: what is timed is the loading, the scoring and the byte-for-byte check a maintainer pays for at every run.
+nothing: what is timed is the loading, the scoring (seals included) and the check of the record's bytes (each run's entry
+laid out where it was scored, the record checked against its length and SHA-256) a maintainer pays for at every run.
 The command runs as a subprocess of this Python with the sitegen found on its path (compare_commits.py sets it per
 commit). Prints a line for people, then one JSON line with `wall_seconds`, `cpu_seconds` (user and system time of the
 command and its worker processes: steadier than wall time on a shared machine) and `peak_rss_mib` (the largest of them).

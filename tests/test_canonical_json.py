@@ -17,7 +17,9 @@ from sitegen.cli import main
 from sitegen.core import model as m
 from sitegen.load.records import load_records
 from sitegen.score import entrywriter
-from sitegen.score.results import FORMAT, canonical_json, read_results, result_to_json, write_results, writes_as
+from sitegen.load.spool import ResultSpool
+from sitegen.score.results import (FORMAT, EntryPrint, canonical_json, entry_print, read_results, result_to_json,
+                                   write_results, writes_as)
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
 SITEGEN = str(Path(results_module.__file__).resolve().parent.parent)
@@ -118,13 +120,14 @@ def test_score_all_serializes_the_record_once_when_every_run_reproduces(tmp_path
     root = tmp_path / "records"
     shutil.copytree(RECORDS, root)
     before = (root / "results.json").read_bytes()
-    written = []
-    real = results_module.results_pieces
-    monkeypatch.setattr(results_module, "results_pieces", lambda results: written.append(len(results)) or real(results))
+    laid_out = []  # each run's entry laid out: once, where it is scored (its print), and never again to compare or write
+    real = results_module._entry_pieces
+    monkeypatch.setattr(results_module, "_entry_pieces", lambda result, before: laid_out.append(result.run) or real(result, before))
     assert main(["score", "--all", "--records", str(root)]) == 0
     capsys.readouterr()
     assert (root / "results.json").read_bytes() == before
-    assert len(written) == 1, f"the record was serialized {len(written)} times"
+    runs = [run["run"] for run in json.loads(before)["runs"]]
+    assert sorted(laid_out) == runs, f"entries laid out: {laid_out}, for the record's runs {runs}"
 
 
 def test_score_all_still_writes_a_run_it_adds(tmp_path, capsys):
@@ -238,6 +241,40 @@ def test_the_results_writer_gives_the_same_bytes_whatever_its_segments(runs, seg
         assert write_results(results) == reference_results(results)
         assert writes_as(results, reference_results(results))
         assert not writes_as(results, reference_results(results) + b" ")
+
+
+def _printed(results: dict) -> ResultSpool:
+    """The results packed with each entry's print, as a scoring pass keeps them where a record is to be checked."""
+    spool = ResultSpool()
+    for run_id, result in results.items():
+        spool.add(result)
+        spool.add_print(run_id, entry_print(result))
+    return spool
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(AS_RECORDED, UNFORESEEN), min_size=1, max_size=3), st.data())
+def test_a_record_checked_by_its_entries_prints_is_accepted_exactly_when_its_bytes_are_written_again(runs, data):
+    results = {f"run-{index}": dataclasses.replace(result, run=f"run-{index}") for index, result in enumerate(runs)}
+    spool, written = _printed(results), reference_results(results)
+    assert all(type(spool.printed(r)) is EntryPrint for r in results)
+    assert writes_as(spool, written)
+    assert not writes_as(spool, written + b" ") and not writes_as(spool, written[:-1])
+    at = data.draw(st.integers(min_value=0, max_value=len(written) - 1))
+    changed = written[:at] + bytes([written[at] ^ 1]) + written[at + 1:]
+    assert not writes_as(spool, changed)
+    assert writes_as(spool, changed) == writes_as(dict(results), changed)  # the same answer as laying every entry out
+
+
+@settings(max_examples=20, deadline=None)
+@given(AS_RECORDED)
+def test_a_spool_without_every_entrys_print_is_checked_by_laying_its_entries_out(result):
+    result = dataclasses.replace(result, run="run-1")
+    results = {"run-1": result}
+    spool = _printed(results)
+    spool.add(result)  # packed again: the print taken before no longer holds for it
+    assert spool.printed("run-1") is None
+    assert writes_as(spool, write_results(results)) and not writes_as(spool, write_results(results) + b" ")
 
 
 @settings(max_examples=100, deadline=None)

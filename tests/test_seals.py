@@ -7,12 +7,15 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitegen.cli import main
+from sitegen.core import model as m
 from sitegen.load.records import load_records
 from sitegen.load.spool import AnswerSpool
 from sitegen.score.results import canonical_json, read_results
-from sitegen.score.seals import check_seals
+from sitegen.score.seals import answer_digest, answer_form, check_seals, digest
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "records"
@@ -253,3 +256,34 @@ def test_score_all_unpacks_each_runs_answers_once_sealing_it_where_it_was_scored
     out = capsys.readouterr().out
     assert out.count("(reproduces the record; sealed)") >= 3
     assert unpacked and set(unpacked.values()) == {1}, unpacked
+
+
+# --- an answer's digest: the canonical JSON the records documentation defines, whatever the text -----------------
+
+_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=6) | st.sampled_from(['"', "\\", "\x00", "\u2028", "é", "}"])
+_FINDING = st.builds(m.Finding, _TEXT, st.sampled_from([m.FLAW, m.STRENGTH]), _TEXT, st.lists(_TEXT, max_size=2).map(tuple),
+                     st.booleans(), st.none() | _TEXT, st.none() | st.tuples(st.integers(1, 9), st.integers(1, 9)), _TEXT,
+                     st.lists(_TEXT, max_size=2).map(tuple))
+_ENGINE = st.builds(m.EngineAnswer, st.sampled_from([m.COMPLETED, m.CRASHED]),
+                    st.lists(st.builds(m.Reviewer, _TEXT, st.lists(_FINDING, max_size=3).map(tuple)), max_size=2).map(tuple),
+                    st.lists(st.builds(m.QuoteCorrection, _TEXT, _TEXT, _TEXT), max_size=2).map(tuple),
+                    st.none() | st.lists(_FINDING, max_size=3).map(tuple))
+
+
+def _documented(e):
+    """docs/records.md's form of an engine answer, built here from the model's own fields."""
+    if e is None:
+        return None
+    return {"status": e.status, "reviewers": [{"id": r.id, "findings": [f._asdict() for f in r.findings]} for r in e.reviewers],
+            "quote_corrections": [c._asdict() for c in e.quote_corrections],
+            "report": None if e.report is None else [f._asdict() for f in e.report]}
+
+
+@settings(max_examples=200, deadline=None)
+@given(_ENGINE, st.none() | _ENGINE)
+def test_an_answers_seal_digest_is_the_sha256_of_its_documented_canonical_json(engine, rerun):
+    answer = m.Answer("run", "cv", 1, engine, rerun, "answers.json")
+    canonical = json.dumps({"answer": _documented(engine), "rerun": _documented(rerun)}, sort_keys=True,
+                           separators=(",", ":"), ensure_ascii=False)
+    assert answer_digest(answer) == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    assert answer_digest(answer) == digest(answer_form(answer))

@@ -247,12 +247,31 @@ class ResultSpool(Mapping[str, m.RunResult]):
     def __init__(self, keep: int = 2, *, unpacking: Callable[[], ContextManager] = nullcontext):
         self._packs: dict[str, bytes] = {}
         self._heads: dict[str, tuple[str, tuple[m.MeasureResult, ...]]] = {}
+        self._prints: dict[str, object] = {}
         self._unpacked = _Unpacked(keep, unpacking)
 
     def add(self, result: m.RunResult) -> None:
         self._packs[result.run] = zlib.compress(marshal.dumps(_pack_result(result)), 1)
         self._heads[result.run] = (result.outcome, result.measures)
+        self._prints.pop(result.run, None)
         self._unpacked.forget(result.run)
+
+    @staticmethod
+    def pack(result: m.RunResult) -> tuple[str, bytes, str, tuple[tuple, ...]]:
+        """(run, *packed(run)) of one result without a spool: where a result is made (a forked worker), so only these
+        bytes travel and the receiving spool takes them with add_packed, packing nothing itself."""
+        spool = ResultSpool()
+        spool.add(result)
+        return (result.run, *spool.packed(result.run))
+
+    def add_print(self, run: str, laid_out: object) -> None:
+        """Keep beside a run's pack what the results record's writer measured of its entry when the result was made
+        (score/results.py: EntryPrint), so a record is checked against it without unpacking and laying out the run."""
+        self._prints[run] = laid_out
+
+    def printed(self, run: str) -> object | None:
+        """What add_print kept for the run as it is packed now, or None."""
+        return self._prints.get(run)
 
     def packed(self, run: str) -> tuple[bytes, str, tuple[tuple, ...]]:
         """A run's result as it is packed here, with its outcome and measures as plain values: what add_packed takes."""
@@ -264,6 +283,7 @@ class ResultSpool(Mapping[str, m.RunResult]):
         """Take a run's result as `packed` gave it (kept in a cache: see well_packed)."""
         self._packs[run] = pack
         self._heads[run] = (outcome, tuple(m.MeasureResult(*x) for x in measures))
+        self._prints.pop(run, None)
         self._unpacked.forget(run)
 
     @staticmethod
@@ -277,6 +297,9 @@ class ResultSpool(Mapping[str, m.RunResult]):
         """Take one run's result from another spool as it is packed there, without unpacking it."""
         self._packs[run] = other._packs[run]
         self._heads[run] = other._heads[run]
+        self._prints.pop(run, None)
+        if run in other._prints:
+            self._prints[run] = other._prints[run]
         self._unpacked.forget(run)
 
     def digest(self, run: str) -> str:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 from dataclasses import dataclass, replace
 from contextlib import nullcontext
-from typing import Callable, ContextManager, Iterator, Mapping
+from typing import Callable, ContextManager, Iterator, Mapping, NamedTuple
 
 from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic, RecordsError
@@ -215,7 +216,14 @@ def write_results(results: Mapping[str, m.RunResult]) -> bytes:
 
 
 def writes_as(results: Mapping[str, m.RunResult], data: bytes) -> bool:
-    """Whether write_results(results) == data, comparing piece by piece, never making the whole record beside `data`."""
+    """Whether write_results(results) == data, comparing piece by piece, never making the whole record beside `data`.
+
+    When `results` is a ResultSpool holding every run's EntryPrint (taken where each result was made), each entry is
+    checked by its length and SHA-256 against its place in `data`, without unpacking or laying out any run again.
+    """
+    printed = _prints(results)
+    if printed is not None:
+        return _matches_prints(printed, data)
     at = 0
     for piece in results_pieces(results):
         if not data.startswith(piece, at):  # in place, by memcmp (a memoryview compares byte by byte: 0.08 s for 27 MB)
@@ -224,21 +232,68 @@ def writes_as(results: Mapping[str, m.RunResult], data: bytes) -> bool:
     return at == len(data)
 
 
+_HEAD = f'{{\n  "format": {encode_string(FORMAT)},\n  "runs": ['.encode("utf-8")
+_TAIL = b"\n  ]\n}\n"
+_FIRST, _NEXT = "\n    ", ",\n    "  # what stands before the first run's entry, and before each further one
+
+
 def results_pieces(results: Mapping[str, m.RunResult]) -> Iterator[bytes]:
     """write_results' bytes in pieces: a run's entry, or a part of one, at a time."""
     if not results:
         yield canonical_json({"format": FORMAT, "runs": []})
         return
-    yield f'{{\n  "format": {encode_string(FORMAT)},\n  "runs": ['.encode("utf-8")
+    yield _HEAD
     for index, run_id in enumerate(sorted(results)):
-        result, before = results[run_id], ("," if index else "") + "\n    "
-        pieces = laid_out_entry(result, "    ", before)
-        if pieces is None:
-            yield _laid_out(result_to_json(result), "    ", before)
-        else:
-            yield from pieces
-        del pieces
-    yield b"\n  ]\n}\n"
+        yield from _entry_pieces(results[run_id], _NEXT if index else _FIRST)
+    yield _TAIL
+
+
+def _entry_pieces(result: m.RunResult, before: str) -> list[bytes]:
+    """`before`, then a run's entry as the record lays it out, in pieces to be joined."""
+    pieces = laid_out_entry(result, "    ", before)
+    return [_laid_out(result_to_json(result), "    ", before)] if pieces is None else pieces
+
+
+class EntryPrint(NamedTuple):
+    """A run's entry as results_pieces writes it, the separator before it left out: its length and SHA-256. Taken
+    where the result is made (a forked worker), it lets writes_as check a record without laying the entry out again."""
+
+    length: int
+    sha256: bytes
+
+
+def entry_print(result: m.RunResult) -> EntryPrint:
+    """The EntryPrint of a result's entry: its bytes laid out once, measured, and not kept."""
+    digest, length = hashlib.sha256(), 0
+    for piece in _entry_pieces(result, ""):
+        digest.update(piece)
+        length += len(piece)
+    return EntryPrint(length, digest.digest())
+
+
+def _prints(results: Mapping[str, m.RunResult]) -> list[EntryPrint] | None:
+    """Every run's EntryPrint in the record's order, when a spool holds one for each run (and there is a run)."""
+    if not isinstance(results, ResultSpool) or not results:
+        return None
+    printed = [results.printed(run_id) for run_id in sorted(results)]
+    return printed if all(type(p) is EntryPrint for p in printed) else None
+
+
+def _matches_prints(printed: list[EntryPrint], data: bytes) -> bool:
+    """Whether `data` is the record whose entries have these prints: the same texts between the entries as
+    results_pieces writes, and at each entry's place bytes of its length and SHA-256."""
+    if not data.startswith(_HEAD):
+        return False
+    at, view = len(_HEAD), memoryview(data)
+    for index, (length, sha256) in enumerate(printed):
+        separator = (_NEXT if index else _FIRST).encode("utf-8")
+        if not data.startswith(separator, at):
+            return False
+        at += len(separator)
+        if at + length > len(data) or hashlib.sha256(view[at:at + length]).digest() != sha256:
+            return False
+        at += length
+    return data.startswith(_TAIL, at) and at + len(_TAIL) == len(data)
 
 
 @dataclass(frozen=True)

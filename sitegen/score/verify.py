@@ -17,7 +17,8 @@ from sitegen.score.comparison import Comparison, compare_summaries, compatibilit
 from sitegen.score.compared import Compared, ComparedRuns
 from sitegen.score.matching import PreparedCases
 from sitegen.score.reasons import pack_reasons
-from sitegen.score.results import Difference, compare_result, read_results, results_pieces, write_results, writes_as
+from sitegen.score.results import (Difference, EntryPrint, compare_result, entry_print, read_results, results_pieces,
+                                   write_results, writes_as)
 from sitegen.score.scoring import aggregate_observed, observe_run, score_run
 from sitegen.score.seals import SealChange, case_digests, compare_seal, locate_seal_changes, seal_run
 from sitegen.score.verified import Known, VerifiedRuns
@@ -33,6 +34,7 @@ class PassRequest:
     cases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # case_digests shared by every run's seal check
     seal: bool = False  # seal each fresh published result where it was scored, while its answers are unpacked
     packed: bool = False  # keep the fresh results packed (a ResultSpool): at 10,000 case versions a run's are 45 MiB
+    printed: bool = False  # with packed: each fresh result's record entry laid out where it was made, its EntryPrint kept
 
     @cached_property
     def prepared(self) -> PreparedCases:
@@ -61,6 +63,8 @@ class RunScored:
     examined: Examined | None
     summary: Mapping | None
     reasons: bytes | None = None  # when comparing: the structured reasons of its observations, packed (score/reasons.py)
+    packed: tuple | None = None  # with a packed pass, the fresh result as ResultSpool.pack made it, in place of `result`
+    laid_out: EntryPrint | None = None  # with a printed pass, the EntryPrint of the fresh result's entry
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,11 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
             if reproduced is not None and examined is not None and examined.comparable and examined.difference is None \
                     and not examined.seal_changes:
                 reproduced(run, Known(scored.summary, scored.reasons))
-        if scored.result is not None:
+        if scored.packed is not None:
+            results.add_packed(*scored.packed)
+            if scored.laid_out is not None:
+                results.add_print(run.id, scored.laid_out)
+        elif scored.result is not None:
             if request.packed:
                 results.add(scored.result)
             else:
@@ -159,18 +167,21 @@ def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *,
 
 
 def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1, sealed: bool = False,
-               packed: bool = False) -> Mapping[str, m.RunResult]:
+               packed: bool = False, printed: bool = False) -> Mapping[str, m.RunResult]:
     """Fresh results of the named runs, in the order named (memory holds results, never more than one run's observations).
 
     With `sealed`, each published run's result carries its seal as the records stand, taken right after scoring it, so
     its answers are not unpacked a second time for the seal (and with `jobs`, in the worker that scored it). With
     `sealed` or `packed`, the results are kept packed as they come (a ResultSpool, in the order scored), so memory holds
-    about one run's unpacked whatever the number of runs.
+    about one run's unpacked whatever the number of runs; each is packed where it was scored (with `jobs`, in the
+    worker), so only its packed bytes travel. With `printed` as well, each entry's EntryPrint is kept with it, so
+    writes_as checks a record without laying the runs out again.
     """
     runs = tuple(records.run(r) for r in run_ids)
     cases = case_digests(records, _case_versions_of(records, [r for r in runs if r.published])) if sealed else {}
     packed = packed or sealed
-    fresh = score_pass(PassRequest(records, None, compare=False, cases=cases, seal=sealed, packed=packed), runs, jobs=jobs).results
+    request = PassRequest(records, None, compare=False, cases=cases, seal=sealed, packed=packed, printed=packed and printed)
+    fresh = score_pass(request, runs, jobs=jobs).results
     if packed:
         return fresh
     return {run_id: fresh[run_id] for run_id in run_ids}
@@ -196,6 +207,9 @@ def _score_one(request: PassRequest, run_id: str) -> RunScored:
         result, summary, reasons = score_run(records, run_id, prepared=request.prepared), None, None
         if request.seal and run.published:
             result = replace(result, seal=seal_run(records, run_id, cases=request.cases))
+    if request.recorded is None and request.packed:
+        return RunScored(run, None, None, summary, reasons, ResultSpool.pack(result),
+                         entry_print(result) if request.printed else None)
     if request.recorded is None:
         return RunScored(run, result, None, summary, reasons)
     return RunScored(run, None, _examine(request, result), summary, reasons)
@@ -271,7 +285,8 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
     if unknown:
         raise UsageError("unknown run(s): " + ", ".join(f'"{r}"{did_you_mean(r, known)}' for r in unknown))
     source = records.files.get("results.json")
-    fresh = score_runs(records, tuple(run_ids), jobs=jobs, sealed=True)  # a published run's seal as the records stand now
+    # a published run's seal as the records stand now; with a record to check, each entry's print taken where scored
+    fresh = score_runs(records, tuple(run_ids), jobs=jobs, sealed=True, printed=source is not None)
     published = {r.id for r in records.published_runs}
     # the record is canonical JSON, so it reproduces byte for byte, every seal holding, exactly when its bytes are those
     # of the fresh results sealed with today's inputs: then nothing needs reading, comparing or writing (any other bytes,
@@ -290,8 +305,8 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
         return seals[run_id]
 
     if source is not None and all(r in published for r in run_ids):
-        # every fresh result carries its seal (score_runs sealed it), and is unpacked one run at a time, piece by piece:
-        # neither the runs' results nor the record are made a second time beside its bytes
+        # every fresh result carries its seal and its entry's print (length and SHA-256, taken where it was scored): the
+        # record's bytes are checked against those, no run unpacked or laid out again
         if writes_as(fresh, source.data):
             return ScoreReport(tuple(f"{run_id}: {_summary(*fresh.head(run_id))} (reproduces the record; sealed)" for run_id in run_ids))
     recorded = read_results(source.data) if source is not None else {}
