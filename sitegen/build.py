@@ -5,15 +5,17 @@ from __future__ import annotations
 import datetime
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 from sitegen.changelog.changes import Changelog, build_changelog
 from sitegen.core import model as m
 from sitegen.core.collector import collector_paused, frozen_when_made
 from sitegen.core.errors import Diagnostic, PublicationError, RecordsError, UsageError
 from sitegen.core.files import HeldFile
+from sitegen.core.workers import in_background
 from sitegen.load.answercache import CheckedAnswers
 from sitegen.load.publications import read_publications
 from sitegen.load.records import load_records
@@ -226,18 +228,54 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
     recorded = recorded_phase(records, Path(records_dir), before.results if before else None)
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
-    verified = verify_phase(records, recorded, jobs=jobs, cache=before.verified if before else None,
-                            compared=before.compared if before else None)
-    downloads = downloads_phase(records, before.published if before else None)
-    changelog = changelog_phase(records)
-    hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
-    say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
-    catalogs = catalogs_phase(records)
-    exports = exports_phase(records, recorded, catalogs, downloads, before.case_rows if before else None)
-    provenance = provenance_phase(Path(records_dir), recorded, published_files(records, downloads, exports),
-                                  signing_key=signing_key)
+    verifying = _Verifying(records, recorded, jobs, before.verified if before else None, before.compared if before else None)
+    with _begun(verifying, jobs) as verified_now:
+        try:
+            downloads = downloads_phase(records, before.published if before else None)
+            changelog = changelog_phase(records)
+            hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
+            say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
+            catalogs = catalogs_phase(records)
+            exports = exports_phase(records, recorded, catalogs, downloads, before.case_rows if before else None)
+            provenance = provenance_phase(Path(records_dir), recorded, published_files(records, downloads, exports),
+                                          signing_key=signing_key)
+        except Exception:
+            verified_now()  # verifying's problems come first, as when it ran before the rest
+            raise
+        verified = verified_now()
     return Checked(records, recorded, downloads, changelog, catalogs, build_date(records), verified.comparisons, provenance,
                    exports, verified.reasons)
+
+
+@dataclass(frozen=True)
+class _Verifying:
+    """What verify_phase is called with, so that it can run in a process of its own."""
+
+    records: m.Records
+    recorded: ResultSpool
+    jobs: int
+    cache: VerifiedRuns | None
+    compared: ComparedRuns | None
+
+    def __call__(self) -> Verified:
+        return verify_phase(self.records, self.recorded, jobs=self.jobs, cache=self.cache, compared=self.compared)
+
+
+@contextmanager
+def _begun(verifying: _Verifying, jobs: int) -> Iterator[Callable[[], Verified]]:
+    """Verifying begun: with jobs > 1 in a forked process of its own, so the publication checks, the changelog and the
+    exports (which need only the results record) are made meanwhile, and a run added is scored on the other core; with
+    one job, in this process before the rest, as one process does everything in turn."""
+    if jobs <= 1:
+        verified = verifying()
+        yield lambda: verified
+        return
+    with in_background(_verify_in_background, None, context=verifying) as result:
+        yield result
+
+
+def _verify_in_background(verifying: _Verifying, _task) -> Verified:
+    return verifying()
 
 
 def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
