@@ -97,6 +97,15 @@ def in_background(function: Callable[[Any, Any], Any], task: Any, *, context: An
         ours.close()
 
 
+@contextmanager
+def in_a_thread(function: Callable[[], Any]) -> Iterator[None]:
+    """function() in a thread while the block runs, for work that waits on the system; leaving the block (also by an
+    error) waits for it to end, and its own errors are not raised (the work is a clean-up, such as deleting files)."""
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(function)
+        yield
+
+
 def each_in_threads(function: Callable[[Any], Any], items: Iterable[Any], *, jobs: int) -> None:
     """function(item) for every item in `jobs` threads, for work that waits on the system rather than on Python (deleting
     files: the interpreter is released while the kernel unlinks); the first error is raised once every item is done."""
