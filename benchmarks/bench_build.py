@@ -195,7 +195,7 @@ def time_changed_only(records: Path, added: str, folder: Path, jobs: int, *, str
 
     def changed_tasks(*args, **kwargs):
         return [task for task in every(*args, **kwargs)
-                if task[0] == "case" or task[1] == added or (task[0] == "run" and not strict)]
+                if task[0] in ("case", "shared") or task[1] == added or (task[0] == "run" and not strict)]
 
     folder.mkdir(parents=True)
     pages_module.page_tasks = changed_tasks

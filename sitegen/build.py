@@ -5,15 +5,17 @@ from __future__ import annotations
 import datetime
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 from sitegen.changelog.changes import Changelog, build_changelog
 from sitegen.core import model as m
 from sitegen.core.collector import collector_paused, frozen_when_made
 from sitegen.core.errors import Diagnostic, PublicationError, RecordsError, UsageError
 from sitegen.core.files import HeldFile
+from sitegen.core.workers import in_background
 from sitegen.load.answercache import CheckedAnswers
 from sitegen.load.publications import read_publications
 from sitegen.load.records import load_records
@@ -27,6 +29,7 @@ from sitegen.publish.provenance import Provenance, check_provenance
 from sitegen.publish.site import PageWriter, check_out_dir, is_site, sha256sums, staging, write_site
 from sitegen.publish.siteindex import forget_index, held_files, read_index, site_stats, write_index
 from sitegen.publish.stamp import Stamp, forget_stamp, input_digest, read_stamp, site_files, up_to_date, write_stamp
+from sitegen.publish.swap import removed_meanwhile
 from sitegen.render.catalogs import load_catalogs
 from sitegen.render.feed import FEED_PATH, feed_path, render_atom, render_changelog_json
 from sitegen.render.pagecache import PageCache, folders_digest, page_config, page_key
@@ -226,18 +229,54 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
     say("validate", f"{len(records.case_versions)} case versions, {len(records.runs)} runs, {len(records.answers)} answers")
     recorded = recorded_phase(records, Path(records_dir), before.results if before else None)
     say("verify", f"re-scoring {len(records.published_runs)} published runs and comparing each with the previous one")
-    verified = verify_phase(records, recorded, jobs=jobs, cache=before.verified if before else None,
-                            compared=before.compared if before else None)
-    downloads = downloads_phase(records, before.published if before else None)
-    changelog = changelog_phase(records)
-    hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
-    say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
-    catalogs = catalogs_phase(records)
-    exports = exports_phase(records, recorded, catalogs, downloads, before.case_rows if before else None)
-    provenance = provenance_phase(Path(records_dir), recorded, published_files(records, downloads, exports),
-                                  signing_key=signing_key)
+    verifying = _Verifying(records, recorded, jobs, before.verified if before else None, before.compared if before else None)
+    with _begun(verifying, jobs) as verified_now:
+        try:
+            downloads = downloads_phase(records, before.published if before else None)
+            changelog = changelog_phase(records)
+            hand_written = sum(1 for row in changelog.rows if row.kind == "entry")
+            say("changelog", f"{len(changelog.rows)} changes, {hand_written} of them hand-written")
+            catalogs = catalogs_phase(records)
+            exports = exports_phase(records, recorded, catalogs, downloads, before.case_rows if before else None)
+            provenance = provenance_phase(Path(records_dir), recorded, published_files(records, downloads, exports),
+                                          signing_key=signing_key)
+        except Exception:
+            verified_now()  # verifying's problems come first, as when it ran before the rest
+            raise
+        verified = verified_now()
     return Checked(records, recorded, downloads, changelog, catalogs, build_date(records), verified.comparisons, provenance,
                    exports, verified.reasons)
+
+
+@dataclass(frozen=True)
+class _Verifying:
+    """What verify_phase is called with, so that it can run in a process of its own."""
+
+    records: m.Records
+    recorded: ResultSpool
+    jobs: int
+    cache: VerifiedRuns | None
+    compared: ComparedRuns | None
+
+    def __call__(self) -> Verified:
+        return verify_phase(self.records, self.recorded, jobs=self.jobs, cache=self.cache, compared=self.compared)
+
+
+@contextmanager
+def _begun(verifying: _Verifying, jobs: int) -> Iterator[Callable[[], Verified]]:
+    """Verifying begun: with jobs > 1 in a forked process of its own, so the publication checks, the changelog and the
+    exports (which need only the results record) are made meanwhile, and a run added is scored on the other core; with
+    one job, in this process before the rest, as one process does everything in turn."""
+    if jobs <= 1:
+        verified = verifying()
+        yield lambda: verified
+        return
+    with in_background(_verify_in_background, None, context=verifying) as result:
+        yield result
+
+
+def _verify_in_background(verifying: _Verifying, _task) -> Verified:
+    return verifying()
 
 
 def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
@@ -332,12 +371,13 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
             forget_stamp(pages_cache)  # the site they describe is about to be replaced
             forget_index(pages_cache)
         manifest = write_site(_counting(pages, progress), target, published=published, extra_files=extra, staged=folder)
-    summary = BuildSummary(Path(out), sum(1 for f in manifest.files if f.path.endswith(".html")), len(published))
-    if inputs is not None and signing_key is None:  # a signed site is never said to be up to date: see above
-        taken = time.time_ns()
-        stats = site_stats(target)
-        write_index(pages_cache, target, held_files(manifest.files, stats, taken_ns=taken))
-        write_stamp(pages_cache, Stamp(inputs, str(target), site_files(target, stats), summary.pages, summary.downloads))
+        summary = BuildSummary(Path(out), sum(1 for f in manifest.files if f.path.endswith(".html")), len(published))
+        if inputs is not None and signing_key is None:  # a signed site is never said to be up to date: see above
+            with removed_meanwhile(folder, jobs=jobs):  # the old site, swapped into `folder`, goes while the new one is listed
+                taken = time.time_ns()
+                stats = site_stats(target)
+                write_index(pages_cache, target, held_files(manifest.files, stats, taken_ns=taken))
+                write_stamp(pages_cache, Stamp(inputs, str(target), site_files(target, stats), summary.pages, summary.downloads))
     return summary
 
 

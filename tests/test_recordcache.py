@@ -50,9 +50,9 @@ def test_entries_read_before_are_not_read_again(tmp_path, record, monkeypatch):
     assert sizes == []
 
 
-@pytest.mark.parametrize("damage", ["edited", "truncated", "not a packed result"])
+@pytest.mark.parametrize("damage", ["edited", "truncated", "not a packed result", "no digest", "not a digest"])
 def test_a_damaged_or_foreign_entry_is_read_again(tmp_path, record, damage):
-    from sitegen.core.files import framed
+    from sitegen.core.files import framed, read_framed
     import marshal
     cache = RecordEntries(tmp_path / "results", b"source")
     cache.read(record, path="results.json", unpacking=_nothing)
@@ -62,8 +62,12 @@ def test_a_damaged_or_foreign_entry_is_read_again(tmp_path, record, damage):
             entry.write_bytes(data[:-9] + b"x" + data[-8:])
         elif damage == "truncated":
             entry.write_bytes(data[: len(data) // 2])
-        else:
-            entry.write_bytes(framed(recordcache.ENTRY_MAGIC, marshal.dumps(("r1", "not bytes", "PASS", ()), 4)))
+        elif damage == "not a packed result":
+            entry.write_bytes(framed(recordcache.ENTRY_MAGIC, marshal.dumps(("r1", "not bytes", "PASS", (), "0" * 64), 4)))
+        else:  # a packed result kept without its digest, or with one that is not a digest
+            kept = marshal.loads(read_framed(entry, recordcache.ENTRY_MAGIC))
+            entry.write_bytes(framed(recordcache.ENTRY_MAGIC, marshal.dumps(kept[:4] if damage == "no digest" else
+                                                                            (*kept[:4], kept[4].upper()), 4)))
     assert _same(cache.read(record, path="results.json", unpacking=_nothing), read_results(record))
 
 
@@ -92,3 +96,18 @@ def test_a_record_laid_out_otherwise_or_with_a_problem_is_read_whole(tmp_path, r
 def _nothing():
     from contextlib import nullcontext
     return nullcontext()
+
+
+def test_an_entry_keeps_the_digest_of_its_values_so_a_later_read_takes_it_unpacked(tmp_path, record, monkeypatch):
+    cache = RecordEntries(tmp_path / "results", b"source")
+    whole = read_results(record)
+    cache.read(record, path="results.json", unpacking=_nothing)
+    import sitegen.load.spool as spool_module
+    unpacked: list[bytes] = []
+    decompress = spool_module.zlib.decompress
+    monkeypatch.setattr(spool_module.zlib, "decompress", lambda data: unpacked.append(data) or decompress(data))
+    again = cache.read(record, path="results.json", unpacking=_nothing)
+    digests = {run: again.digest(run) for run in again}
+    assert unpacked == [], "the digests came with the entries"
+    monkeypatch.undo()
+    assert digests == {run: whole.digest(run) for run in whole}

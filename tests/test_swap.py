@@ -174,3 +174,18 @@ def test_an_old_site_is_deleted_whole_by_threads_without_following_a_link(tmp_pa
     swap_module.remove_tree(old, jobs=jobs)
     assert not os.path.lexists(old)
     assert (outside / "kept.html").read_bytes() == b"not the site's"
+
+
+def test_an_old_site_deleted_meanwhile_is_gone_when_the_block_is_left_also_when_it_fails(tmp_path):
+    for name in ("first", "second"):
+        folder = tmp_path / name / "sv" / "cases"
+        folder.mkdir(parents=True)
+        for n in range(50):
+            (folder / f"case-{n}.html").write_bytes(b"page")
+    with swap_module.removed_meanwhile(tmp_path / "first", jobs=2):
+        kept = (tmp_path / "second" / "sv" / "cases" / "case-0.html").read_bytes()
+    assert kept == b"page" and not os.path.lexists(tmp_path / "first")
+    with pytest.raises(KeyError):
+        with swap_module.removed_meanwhile(tmp_path / "second", jobs=2):
+            raise KeyError("the block failed")
+    assert not os.path.lexists(tmp_path / "second")

@@ -1,10 +1,12 @@
 """Forked workers: results come back in task order, errors surface, and no more than the allowed tasks are in flight."""
 
+import multiprocessing
 import os
+import time
 
 import pytest
 
-from sitegen.core.workers import ordered_map
+from sitegen.core.workers import in_background, ordered_map
 
 def _square(offset: int, task: int) -> tuple[int, int, int]:
     return task, task * task + offset, os.getpid()
@@ -63,3 +65,35 @@ def test_a_worker_that_dies_is_reported_instead_of_waited_for():
 
     with pytest.raises(WorkerLost, match=r"worker process \d+ ended"):
         list(ordered_map(_die, range(5), jobs=2, context=None))
+
+
+def _squares_forking(offset: int, tasks: list[int]) -> tuple[list, int]:
+    """Forks workers of its own, as verifying a build's runs in the background does."""
+    return [n for _, n, _ in ordered_map(_square, tasks, jobs=2, context=offset)], os.getpid()
+
+
+def test_work_in_the_background_runs_in_another_process_that_may_fork_its_own():
+    with in_background(_squares_forking, [1, 2, 3], context=10) as result:
+        squares, pid = result()
+        assert result() == (squares, pid), "asked twice, the same result"
+    assert squares == [11, 14, 19] and pid != os.getpid()
+
+
+def test_an_error_in_the_background_is_raised_where_the_result_is_asked_for():
+    with in_background(_fail, 3, context=None) as result:
+        with pytest.raises(ValueError, match="task 3 failed"):
+            result()
+    with in_background(_fail, 2, context=None) as result:
+        assert result() == 2
+
+
+def test_background_work_never_asked_for_is_ended_with_the_block():
+    with pytest.raises(KeyError):
+        with in_background(_sleep, 60, context=None):
+            raise KeyError("the caller failed first")
+    assert not multiprocessing.active_children()
+
+
+def _sleep(context, seconds: int) -> int:
+    time.sleep(seconds)
+    return seconds

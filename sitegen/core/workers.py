@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable, Iterator
 
@@ -57,6 +58,52 @@ def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jo
         for process, conn in workers:
             process.join()
             conn.close()
+
+
+@contextmanager
+def in_background(function: Callable[[Any, Any], Any], task: Any, *, context: Any) -> Iterator[Callable[[], Any]]:
+    """function(context, task) begun at once in one forked process, while the caller goes on with other work; inside the
+    block, the call yielded waits for its result (raising its error). The process may fork workers of its own
+    (ordered_map); it is ended on leaving the block, also when its result was never asked for."""
+    forking = multiprocessing.get_context("fork")
+    ours, theirs = forking.Pipe()
+    process = forking.Process(target=_serve, args=(function, context, theirs), daemon=False)  # daemons cannot fork
+    process.start()
+    theirs.close()
+    ours.send((0, task))
+    outcome: list = []
+
+    def result() -> Any:
+        if not outcome:
+            try:
+                outcome.append(ours.recv()[1:])
+            except (EOFError, OSError):
+                raise WorkerLost(f"process {process.pid} ended before it returned its result") from None
+        ok, value = outcome[0]
+        if not ok:
+            raise value
+        return value
+
+    try:
+        yield result
+    finally:
+        try:
+            ours.send(None)  # done, or never asked: either way the process is told to stop
+        except OSError:
+            pass
+        if not outcome:
+            process.terminate()
+        process.join()
+        ours.close()
+
+
+@contextmanager
+def in_a_thread(function: Callable[[], Any]) -> Iterator[None]:
+    """function() in a thread while the block runs, for work that waits on the system; leaving the block (also by an
+    error) waits for it to end, and its own errors are not raised (the work is a clean-up, such as deleting files)."""
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(function)
+        yield
 
 
 def each_in_threads(function: Callable[[Any], Any], items: Iterable[Any], *, jobs: int) -> None:

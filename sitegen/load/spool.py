@@ -248,12 +248,14 @@ class ResultSpool(Mapping[str, m.RunResult]):
         self._packs: dict[str, bytes] = {}
         self._heads: dict[str, tuple[str, tuple[m.MeasureResult, ...]]] = {}
         self._prints: dict[str, object] = {}
+        self._digests: dict[str, str] = {}  # digest(run), once taken or kept with the pack
         self._unpacked = _Unpacked(keep, unpacking)
 
     def add(self, result: m.RunResult) -> None:
         self._packs[result.run] = zlib.compress(marshal.dumps(_pack_result(result)), 1)
         self._heads[result.run] = (result.outcome, result.measures)
         self._prints.pop(result.run, None)
+        self._digests.pop(result.run, None)
         self._unpacked.forget(result.run)
 
     @staticmethod
@@ -279,11 +281,16 @@ class ResultSpool(Mapping[str, m.RunResult]):
         return self._packs[run], outcome, tuple((x.measure, x.state, x.passed, x.observed, x.failed, x.pending, x.dismissed)
                                                 for x in measures)
 
-    def add_packed(self, run: str, pack: bytes, outcome: str, measures: tuple[tuple, ...]) -> None:
-        """Take a run's result as `packed` gave it (kept in a cache: see well_packed)."""
+    def add_packed(self, run: str, pack: bytes, outcome: str, measures: tuple[tuple, ...], digest: str | None = None) -> None:
+        """Take a run's result as `packed` gave it (kept in a cache: see well_packed), with its `digest` when that was kept
+        too (score/recordcache.py), so it is not taken again."""
         self._packs[run] = pack
         self._heads[run] = (outcome, tuple(m.MeasureResult(*x) for x in measures))
         self._prints.pop(run, None)
+        if digest is None:
+            self._digests.pop(run, None)
+        else:
+            self._digests[run] = digest
         self._unpacked.forget(run)
 
     @staticmethod
@@ -300,12 +307,18 @@ class ResultSpool(Mapping[str, m.RunResult]):
         self._prints.pop(run, None)
         if run in other._prints:
             self._prints[run] = other._prints[run]
+        if run in other._digests:
+            self._digests[run] = other._digests[run]
+        else:
+            self._digests.pop(run, None)
         self._unpacked.forget(run)
 
     def digest(self, run: str) -> str:
         """The SHA-256 of a run's result in a form that depends on its values alone (marshal version 0 shares nothing,
-        so which strings happen to be interned, or referred to twice, does not change it)."""
-        return hashlib.sha256(marshal.dumps(marshal.loads(zlib.decompress(self._packs[run])), 0)).hexdigest()
+        so which strings happen to be interned, or referred to twice, does not change it); taken once per run."""
+        if run not in self._digests:
+            self._digests[run] = hashlib.sha256(marshal.dumps(marshal.loads(zlib.decompress(self._packs[run])), 0)).hexdigest()
+        return self._digests[run]
 
     def head(self, run: str) -> tuple[str, tuple[m.MeasureResult, ...]]:
         """A run's outcome and measures, kept unpacked: a summary line needs no more."""

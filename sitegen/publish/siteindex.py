@@ -47,12 +47,13 @@ def site_stats(out: Path) -> dict[str, os.stat_result]:
 
 
 def held_files(written: Iterable, stats: Mapping[str, os.stat_result], *, taken_ns: int) -> dict[str, HeldFile]:
-    """The site's cached pages (SiteFiles with a key) as their files are now, each a regular file of the size written with
-    no other name, modified well before `taken_ns` (the time the stats were begun)."""
+    """The site's cached pages (SiteFiles with a key) as their files are now, each a regular file of the size written,
+    modified well before `taken_ns` (the time the stats were begun). Whether a file has no other name is not asked here
+    (the previous site, deleted meanwhile, may still name it) but when the next build links it (site._relinked)."""
     held = {}
     for file in written:
         info = stats.get(file.path)
-        if not file.key or info is None or not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size != file.size:
+        if not file.key or info is None or not stat.S_ISREG(info.st_mode) or info.st_size != file.size:
             continue
         if info.st_mtime_ns >= taken_ns - RACY_NS:
             continue

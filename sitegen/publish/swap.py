@@ -24,7 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Iterator
 
-from sitegen.core.workers import each_in_threads
+from sitegen.core.workers import each_in_threads, in_a_thread
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -100,6 +100,14 @@ def remove_tree(folder: Path, *, jobs: int = 1) -> None:
     if jobs > 1:
         each_in_threads(partial(shutil.rmtree, ignore_errors=True), _subfolders(Path(folder), wanted=16 * jobs), jobs=jobs)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def removed_meanwhile(folder: Path, *, jobs: int = 1) -> Iterator[None]:
+    """`folder` deleted (remove_tree, `jobs` threads) while the block runs, and gone once it is left: unlinking waits on the
+    file system, so the block's own work goes on beside it."""
+    with in_a_thread(partial(remove_tree, folder, jobs=jobs)):
+        yield
 
 
 def _subfolders(folder: Path, *, wanted: int, depth: int = 4) -> list[str]:

@@ -101,25 +101,30 @@ def iter_pages(
         paths.append(page.path)
         return page
 
-    for lang in languages:
-        renderer = renderers[lang]
-        content = load_content(content_root, lang)
-        common = {"site": site, "downloads": listed, "changelog": changelog}
-        yield keep(renderer.page("index.html.j2", "index.html", common))
-        yield keep(renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": examples}))
-        yield keep(renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}))
-        yield keep(renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content, "provenance": provenance}))
-        yield keep(renderer.page("accessibility.html.j2", "accessibility.html", {**common, "content": content}))
-    default = renderers[config.default_language]
-    yield keep(default.page("index.html.j2", "index.html", {"site": site, "downloads": listed, "changelog": changelog}, at_root=True))
-    yield keep(default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True))
+    common = {"site": site, "downloads": listed, "changelog": changelog}
+
+    def shared(part: str) -> list[Page]:
+        """A language's overview, method, changelog, downloads and accessibility pages, or (part "") the default
+        language's overview at the root and the 404 page: rendered by a worker like every other page, so that the workers
+        need not wait for them."""
+        if not part:
+            default = renderers[config.default_language]
+            return [default.page("index.html.j2", "index.html", common, at_root=True),
+                    default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True)]
+        renderer, content = renderers[part], load_content(content_root, part)
+        return [renderer.page("index.html.j2", "index.html", common),
+                renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": examples}),
+                renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}),
+                renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content, "provenance": provenance}),
+                renderer.page("accessibility.html.j2", "accessibility.html", {**common, "content": content})]
+
     pairs = pairs_by_case(records)
     case_ids = sorted(records.case_versions)
     job = PageJob(records, results, verdicts, renderers, languages, runs_by, states,
                   {run_id: headline.outcome for run_id, headline in headlines.items()},
-                  {"site": site, "downloads": listed, "changelog": changelog}, comparisons or {}, write, pairs, reasons or {},
-                  cache=cache, salt=salt, detail=detail, held=held or {})
-    tasks = page_tasks(case_ids, published, runs_by, detail)
+                  common, comparisons or {}, write, pairs, reasons or {},
+                  cache=cache, salt=salt, detail=detail, held=held or {}, shared=shared)
+    tasks = [("shared", None, (part,)) for part in (*languages, "")] + page_tasks(case_ids, published, runs_by, detail)
     if jobs <= 1 or len(case_ids) < 2 * CASE_CHUNK:
         for task in tasks:
             yield from map(keep, job.render_task(task))

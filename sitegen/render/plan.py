@@ -41,6 +41,7 @@ class PageJob:
     salt: bytes = b""  # what every page is also made from: sitegen, templates, catalogs, configuration, date
     detail: Detail = field(default_factory=Detail)  # which case-run pages are kept, and which runs' lists get pages (--detail-runs)
     held: Mapping[str, HeldFile] = field(default_factory=dict)  # the previous site's pages as the last build left them, by path
+    shared: Callable[[str], Sequence[Page]] | None = None  # the pages every build renders, by part (pages.py: shared_tasks)
     _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
 
     def render_task(self, task: tuple[str, str | None, Sequence]) -> list[Any]:
@@ -51,12 +52,16 @@ class PageJob:
         return [self._written(item) for item in items]
 
     def render(self, task: tuple[str, str | None, Sequence]) -> list[Page]:
-        """A run's own pages, the case pages of some case versions, or their pages for one run; in every language."""
+        """A run's own pages, the case pages of some case versions, their pages for one run (in every language), or some of
+        the pages every build renders."""
         return [self._page(item) for item in self._items(task)]
 
     def _items(self, task: tuple[str, str | None, Sequence]) -> list[Any]:
         """The task's pages, each rendered (a Page) or, when the cache holds it, a _Stored to be taken from there."""
         kind, run_id, items = task
+        if kind == "shared":
+            (part,) = items
+            return list(self.shared(part))
         if kind == "run":
             (part,) = items
             return self.render_run(run_id, part)

@@ -5,7 +5,9 @@ a cache cuts the record at those joints, and takes each entry whose bytes it rea
 sitegen's own code and of the entry's bytes) packed as it was kept; every other entry is read and checked alone, as
 the only run of a record with the same head and tail. A record not laid out so, or any entry with a problem, or one
 run twice, is read whole as without a cache, so every problem is placed as always. An entry carries its own SHA-256
-and is checked on every read; one that fails it, or is not shaped as a packed result, is ignored and replaced. As for
+and is checked on every read; one that fails it, or is not shaped as a packed result with its digest (ResultSpool.digest,
+which keys a run's verification and pages: kept, so an unchanged entry is not unpacked to take it), is ignored and
+replaced. As for
 the other entries of a cache, these digests catch a damaged or foreign entry, not a forged one: keep the cache private.
 """
 
@@ -22,7 +24,7 @@ from sitegen.core.files import framed, read_framed, replace_quietly
 from sitegen.load.spool import ResultSpool
 from sitegen.score.results import FORMAT, read_results
 
-ENTRY_MAGIC = b"sitegen-results-entry/1\n"
+ENTRY_MAGIC = b"sitegen-results-entry/2\n"
 HEAD = b'{\n  "format": "' + FORMAT.encode("ascii") + b'",\n  "runs": [\n    '
 JOINT = b",\n    "
 TAIL = b"\n  ]\n}\n"
@@ -54,7 +56,7 @@ class RecordEntries:
                 if len(alone) != 1:
                     return read_results(data, path=path, unpacking=unpacking)
                 (run,) = alone
-                kept = (run, *alone.packed(run))
+                kept = (run, *alone.packed(run), alone.digest(run))
                 fresh.append((key, kept))
             if kept[0] in results:
                 return read_results(data, path=path, unpacking=unpacking)  # says where the run appears twice
@@ -71,7 +73,9 @@ class RecordEntries:
             kept = marshal.loads(data)
         except (ValueError, EOFError, TypeError):
             return None
-        return kept if ResultSpool.well_packed(kept) else None
+        if type(kept) is not tuple or len(kept) != 5 or not _digest(kept[4]) or not ResultSpool.well_packed(kept[:4]):
+            return None
+        return kept
 
     def _put(self, key: str, kept: tuple) -> None:
         try:
@@ -92,3 +96,8 @@ def _entries(data: bytes) -> list[bytes] | None:
     parts = body.split(b"\n    }" + JOINT + b"{\n")
     entries = [part + b"\n    }" for part in parts[:-1]] + [parts[-1]]
     return [entries[0]] + [b"{\n" + entry for entry in entries[1:]]
+
+
+def _digest(value: object) -> bool:
+    """Whether a kept digest is one: 64 lowercase hexadecimal digits."""
+    return type(value) is str and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
