@@ -27,8 +27,9 @@ from sitegen.publish.exportcontext import ExportContext
 from sitegen.publish.exports import check_export_names, export_files
 from sitegen.publish.provenance import Provenance, check_provenance
 from sitegen.publish.site import PageWriter, check_out_dir, is_site, sha256sums, staging, write_site
-from sitegen.publish.siteindex import forget_index, held_files, read_index, site_stats, write_index
-from sitegen.publish.stamp import Stamp, forget_stamp, input_digest, read_stamp, site_files, up_to_date, write_stamp
+from sitegen.publish.siteindex import forget_index, held_files, read_index, write_index
+from sitegen.publish.stamp import (Stamp, forget_stamp, input_digest, read_stamp, site_files, up_to_date, write_stamp,
+                                   written_files)
 from sitegen.publish.swap import removed_meanwhile
 from sitegen.render.catalogs import load_catalogs
 from sitegen.render.feed import FEED_PATH, feed_path, render_atom, render_changelog_json
@@ -373,11 +374,12 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
         manifest = write_site(_counting(pages, progress), target, published=published, extra_files=extra, staged=folder)
         summary = BuildSummary(Path(out), sum(1 for f in manifest.files if f.path.endswith(".html")), len(published))
         if inputs is not None and signing_key is None:  # a signed site is never said to be up to date: see above
-            with removed_meanwhile(folder, jobs=jobs):  # the old site, swapped into `folder`, goes while the new one is listed
-                taken = time.time_ns()
-                stats = site_stats(target)
-                write_index(pages_cache, target, held_files(manifest.files, stats, taken_ns=taken))
-                write_stamp(pages_cache, Stamp(inputs, str(target), site_files(target, stats), summary.pages, summary.downloads))
+            with removed_meanwhile(folder, jobs=jobs):  # the old site, swapped into `folder`, goes meanwhile
+                # the index and the stamp from what the writers said of each file: the new site is not listed again
+                write_index(pages_cache, target, held_files(manifest.files, taken_ns=time.time_ns()))
+                files = written_files(manifest.files)
+                write_stamp(pages_cache, Stamp(inputs, str(target), site_files(target) if files is None else files,
+                                               summary.pages, summary.downloads))
     return summary
 
 

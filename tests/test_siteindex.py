@@ -13,8 +13,10 @@ import sitegen.build as build
 import sitegen.publish.downloads as downloads
 import sitegen.publish.siteindex as siteindex
 import sitegen.publish.site as site
+import sitegen.publish.stamp as stamp_module
 from sitegen.core.errors import PublicationError
 from sitegen.core.files import framed
+from sitegen.publish.siteindex import site_stats
 from test_incremental import Counting, _edit_entry, _full_build, tree, workspace  # noqa: F401 (workspace: a fixture)
 
 
@@ -132,3 +134,23 @@ def test_a_file_found_fit_is_checked_again_for_other_internal_fields(workspace, 
     with pytest.raises(PublicationError) as raised:
         downloads.collect_downloads(stricter, clean)
     assert any(d.code == "publish.internal-field" for d in raised.value.diagnostics)
+
+
+def test_the_index_and_the_stamp_are_what_a_listing_of_the_new_site_finds(workspace, monkeypatch, settled):
+    """Both are taken from what the writers said of each file they wrote or linked (site.SiteFile.made), not from
+    listing the site again: they must say what a listing says, for a first build and for one that links."""
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    listed = []
+    for module in (siteindex, stamp_module):
+        monkeypatch.setattr(module, "site_stats", lambda folder: listed.append(folder) or site_stats(folder))
+    for round_ in range(2):
+        build.build_site(ws["records"], out, cache=cache)
+        stats = site_stats(out)
+        stamp = stamp_module.read_stamp(build.PageCache.open(cache))
+        assert stamp is not None and stamp.files == stamp_module.site_files(out, stats)
+        held = siteindex.read_index(build.PageCache.open(cache), out)
+        assert held and all((stats[path].st_dev, stats[path].st_ino, stats[path].st_size, stats[path].st_mtime_ns)
+                            == (file.dev, file.ino, file.size, file.mtime_ns) for path, file in held.items())
+        _edit_entry(ws, random.Random(round_), round_)
+    assert listed == [], "the new site was listed"

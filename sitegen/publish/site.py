@@ -6,7 +6,7 @@ import hashlib
 import os
 import stat
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
@@ -30,6 +30,9 @@ class SiteFile:
     size: int
     sha256: str
     key: str = ""  # the page cache's key the page was made under ("" for any other file): the next build's index
+    # (size, device, inode, modification time) of the file as its writer left it: the next build's index and the stamp are
+    # taken from these, not from listing the site again (None: not known, and the site is listed)
+    made: tuple[int, int, int, int] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -152,16 +155,20 @@ class PageWriter:
     def __init__(self, root: Path, previous: Path | None = None):
         self.root = Path(root)
         self.previous = Path(previous) if previous is not None else None
-        self._folders: set[Path] = set()  # made already: spares a failing mkdir per page
-        self._plain: dict[Path, bool] = {}  # previous site's folders: reached through no symbolic link (asked once each)
+        # paths as text, joined with "/": tens of thousands of pages are written or linked, and pathlib costs more than that
+        self._root = str(self.root)
+        self._previous = str(self.previous) if previous is not None else ""
+        self._folders: set[str] = set()  # made already: spares a failing mkdir per page
+        self._plain: dict[str, bool] = {}  # previous site's folders: reached through no symbolic link (asked once each)
 
     def __call__(self, page: Page, key: str = "") -> SiteFile:
         target = self._target(page.path)
         with writing(target):
             data = page.data
-            if self.previous is None or self._linked(page.path, target, len(data), lambda held: held == data) is None:
-                target.write_bytes(data)
-        return SiteFile(page.path, len(page.data), hashlib.sha256(page.data).hexdigest(), key)
+            made = self._linked(page.path, target, len(data), lambda held: held == data) if self.previous is not None else None
+            if made is None:
+                made = _written(target, data)
+        return SiteFile(page.path, len(data), hashlib.sha256(data).hexdigest(), key, made)
 
     def reuse(self, path: str, size: int, sha256: str, key: str = "") -> SiteFile | None:
         """Link the previous site's file at `path` when it holds `size` bytes whose SHA-256 is `sha256` (read and hashed,
@@ -170,8 +177,8 @@ class PageWriter:
         if self.previous is None:
             return None
         with writing(target):
-            linked = self._linked(path, target, size, lambda held: hashlib.sha256(held).hexdigest() == sha256)
-        return None if linked is None else SiteFile(path, size, sha256, key)
+            made = self._linked(path, target, size, lambda held: hashlib.sha256(held).hexdigest() == sha256)
+        return None if made is None else SiteFile(path, size, sha256, key, made)
 
     def relink(self, path: str, held: HeldFile) -> SiteFile | None:
         """Link the previous site's file at `path` when it is still the very file the last build left there (`held`, from
@@ -180,62 +187,84 @@ class PageWriter:
         if self.previous is None:
             return None
         target = self._target(path)
-        old = self.previous / path
-        if old.parent not in self._plain:
-            self._plain[old.parent] = os.path.realpath(old.parent) == os.path.abspath(old.parent)
-        if not self._plain[old.parent]:
+        old = f"{self._previous}/{path}"
+        if not self._plain_folder(old):
             return None
         with writing(target):
-            return SiteFile(path, held.size, held.sha256, held.key) if _relinked(old, target, held) else None
+            made = _relinked(old, target, held)
+        return None if made is None else SiteFile(path, held.size, held.sha256, held.key, made)
 
-    def _linked(self, path: str, target: Path, size: int, holds: Callable[[bytes], bool]) -> Path | None:
+    def _linked(self, path: str, target: str, size: int, holds: Callable[[bytes], bool]) -> tuple[int, int, int, int] | None:
         """_linked on the previous site's file at `path`, its folder checked once for a symbolic link on the way."""
-        old = self.previous / path
-        if old.parent not in self._plain:
-            self._plain[old.parent] = os.path.realpath(old.parent) == os.path.abspath(old.parent)
-        return _linked(old, target, size, holds) if self._plain[old.parent] else None
+        old = f"{self._previous}/{path}"
+        return _linked(old, target, size, holds) if self._plain_folder(old) else None
 
-    def _target(self, path: str) -> Path:
+    def _plain_folder(self, old: str) -> bool:
+        """Whether the folder of the previous site's file `old` is reached through no symbolic link (asked once a folder)."""
+        folder = old.rpartition("/")[0]
+        plain = self._plain.get(folder)
+        if plain is None:
+            plain = self._plain[folder] = os.path.realpath(folder) == os.path.abspath(folder)
+        return plain
+
+    def _target(self, path: str) -> str:
         """Where a file of the site goes below the root, its folder made; an unsafe path is refused."""
         if not _safe_path(path):
             raise PublicationError([Diagnostic(path, None, None, None, "not a safe relative path inside the site", "site.unsafe-path")])
-        target = self.root / path
-        with writing(target):
-            if target.parent not in self._folders:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                self._folders.add(target.parent)
+        target = f"{self._root}/{path}"
+        folder = target.rpartition("/")[0]
+        if folder not in self._folders:
+            with writing(target):
+                os.makedirs(folder, exist_ok=True)
+            self._folders.add(folder)
         return target
 
 
-def _relinked(old: Path, new: Path, held: HeldFile) -> bool:
-    """Make `new` a hard link to `old` when that is still the regular file `held` describes, with no other name; the link
-    is checked to name that very file, unchanged (an edit in place changes its modification time)."""
-    try:
-        info = os.lstat(old)
-    except OSError:
-        return False
-    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or _held_as(info) != _held_as(held):
-        return False
+def _relinked(old: str, new: str, held: HeldFile) -> tuple[int, int, int, int] | None:
+    """Make `new` a hard link to `old` and keep it when it names the regular file `held` describes, unchanged (an edit in
+    place changes its modification time), with no other name than these two; what it is, as _made says, or None.
+
+    The link is made first and what it names checked after: one lstat a page, and what is checked is what was linked."""
     try:
         os.link(old, new, follow_symlinks=False)
-        if _held_as(os.lstat(new)) == _held_as(held):
-            return True
+    except OSError:
+        return None
+    try:
+        info = os.lstat(new)
+        if stat.S_ISREG(info.st_mode) and info.st_nlink == 2 and _held_as(info) == _held_as(held):
+            return _made(info)
         os.unlink(new)
     except OSError:
         pass
-    return False
+    return None
 
 
 def _held_as(info: os.stat_result | HeldFile) -> tuple[int, int, int, int]:
     """What tells a file from another, or from itself edited: its size, device, inode and modification time."""
     if isinstance(info, HeldFile):
         return info.size, info.dev, info.ino, info.mtime_ns
+    return _made(info)
+
+
+def _made(info: os.stat_result) -> tuple[int, int, int, int]:
+    """A file's size, device, inode and modification time (SiteFile.made)."""
     return info.st_size, info.st_dev, info.st_ino, info.st_mtime_ns
 
 
-def _linked(old: Path, new: Path, size: int, holds: Callable[[bytes], bool]) -> Path | None:
-    """Make `new` a hard link to `old` when that is a regular file of `size` bytes that `holds` accepts, and return `new`
-    when it now is one (linking costs a fraction of writing the bytes again: most of a rebuild's files are unchanged).
+def _written(target: str, data: bytes) -> tuple[int, int, int, int]:
+    """Write `data` to `target` (created or emptied, as open(target, "wb") does) and say what the file is once written."""
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+    try:
+        with open(fd, "wb", closefd=False) as file:
+            file.write(data)
+        return _made(os.fstat(fd))
+    finally:
+        os.close(fd)
+
+
+def _linked(old: str, new: str, size: int, holds: Callable[[bytes], bool]) -> tuple[int, int, int, int] | None:
+    """Make `new` a hard link to `old` when that is a regular file of `size` bytes that `holds` accepts, and say what it
+    is (as _made does) when it now is one (linking costs a fraction of writing the bytes again: most of a rebuild's files are unchanged).
 
     Only a file of the previous site's own is linked: one with no other name (a second hard link, made by anyone, could
     change the published bytes later through that name) and not itself a symbolic link (which could lead outside it; the
@@ -260,7 +289,7 @@ def _linked(old: Path, new: Path, size: int, holds: Callable[[bytes], bool]) -> 
         os.close(fd)
     now = os.stat(new, follow_symlinks=False)
     if (now.st_dev, now.st_ino) == (info.st_dev, info.st_ino):
-        return new
+        return _made(now)
     os.unlink(new)
     return None
 
@@ -346,6 +375,9 @@ class _Writer:
 
 
 def _safe_path(path: str) -> bool:
+    names = path.split("/")
+    if "" not in names and "." not in names and ".." not in names and "\\" not in path:
+        return True  # the common case, without pathlib: as below, every name between slashes a plain one
     parts = PurePosixPath(path).parts
     return bool(parts) and not path.startswith("/") and "\\" not in path and all(p not in ("", ".", "..") for p in parts)
 

@@ -1,7 +1,8 @@
 """What the last build with a cache left in the site, page by page, so the next one links an unchanged page unread.
 
 The index names, for every cached page of the site (case, case-run and run pages), the key it was made under, its size
-and SHA-256, and the device, inode and modification time its file had once that build was over. The next build links
+and SHA-256, and the device, inode and modification time its file had as that build wrote or linked it (its writers
+say, site.SiteFile.made: the new site is not listed again). The next build links
 a page whose key is the same to the previous site's file when that file is still this one (the same device, inode, size
 and modification time, no other name: publish/site.PageWriter.relink) without reading the file or the page's cache
 entry; any other page is read and compared as before. An edit of a file changes its modification time, as the stamp
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -46,18 +46,18 @@ def site_stats(out: Path) -> dict[str, os.stat_result]:
     return found
 
 
-def held_files(written: Iterable, stats: Mapping[str, os.stat_result], *, taken_ns: int) -> dict[str, HeldFile]:
-    """The site's cached pages (SiteFiles with a key) as their files are now, each a regular file of the size written,
-    modified well before `taken_ns` (the time the stats were begun). Whether a file has no other name is not asked here
-    (the previous site, deleted meanwhile, may still name it) but when the next build links it (site._relinked)."""
+def held_files(written: Iterable, *, taken_ns: int) -> dict[str, HeldFile]:
+    """The site's cached pages (SiteFiles with a key) as their writers left them (SiteFile.made: each a regular file written
+    or linked, of the size written), modified well before `taken_ns` (the time the index is taken, after the swap). Taken
+    from the writers, not from listing the site: a file edited after it was written no longer matches what the index
+    says of it. Whether a file has no other name is not asked here (the previous site, deleted meanwhile, may still name
+    it) but when the next build links it (site._relinked)."""
     held = {}
     for file in written:
-        info = stats.get(file.path)
-        if not file.key or info is None or not stat.S_ISREG(info.st_mode) or info.st_size != file.size:
+        made = file.made
+        if not file.key or made is None or made[0] != file.size or made[3] >= taken_ns - RACY_NS:
             continue
-        if info.st_mtime_ns >= taken_ns - RACY_NS:
-            continue
-        held[file.path] = HeldFile(file.key, file.size, file.sha256, info.st_dev, info.st_ino, info.st_mtime_ns)
+        held[file.path] = HeldFile(file.key, file.size, file.sha256, made[1], made[2], made[3])
     return held
 
 

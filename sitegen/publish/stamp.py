@@ -13,7 +13,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from sitegen.core.files import replace_quietly
 from sitegen.publish.siteindex import site_stats
@@ -48,6 +48,18 @@ def site_files(out: Path, stats: Mapping[str, os.stat_result] | None = None) -> 
     `stats` (siteindex.site_stats of `out`) when taken already."""
     stats = site_stats(out) if stats is None else stats
     return tuple(sorted((path, info.st_size, info.st_mtime_ns) for path, info in stats.items()))
+
+
+def written_files(written: Iterable) -> tuple[tuple[str, int, int], ...] | None:
+    """site_files of a site just written, from what its writers said of each file (site.SiteFile.made) instead of listing
+    it again; None when a writer did not say. A file put into the site by anything else makes the next listing differ,
+    so that build is not up to date: the safe side."""
+    files = []
+    for file in written:
+        if file.made is None:
+            return None
+        files.append((file.path, file.made[0], file.made[3]))
+    return tuple(sorted(files))
 
 
 def read_stamp(cache: PageCache) -> Stamp | None:
