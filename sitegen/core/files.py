@@ -56,6 +56,14 @@ class HeldFile(NamedTuple):
     mtime_ns: int
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
+def is_sha256_hex(value: object) -> bool:
+    """Whether a digest read back from a cache is one: 64 lowercase hexadecimal digits, as hexdigest() writes them."""
+    return type(value) is str and len(value) == 64 and _HEX.issuperset(value)
+
+
 def framed(magic: bytes, data: bytes) -> bytes:
     """A cache entry: its kind's magic line, the SHA-256 of its data, then the data, so a read can tell a damaged entry."""
     return magic + hashlib.sha256(data).hexdigest().encode("ascii") + b"\n" + data

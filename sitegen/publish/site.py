@@ -153,11 +153,9 @@ class PageWriter:
     """
 
     def __init__(self, root: Path, previous: Path | None = None):
-        self.root = Path(root)
-        self.previous = Path(previous) if previous is not None else None
         # paths as text, joined with "/": tens of thousands of pages are written or linked, and pathlib costs more than that
-        self._root = str(self.root)
-        self._previous = str(self.previous) if previous is not None else ""
+        self._root = str(root)
+        self._previous = None if previous is None else str(previous)
         self._folders: set[str] = set()  # made already: spares a failing mkdir per page
         self._plain: dict[str, bool] = {}  # previous site's folders: reached through no symbolic link (asked once each)
 
@@ -165,7 +163,7 @@ class PageWriter:
         target = self._target(page.path)
         with writing(target):
             data = page.data
-            made = self._linked(page.path, target, len(data), lambda held: held == data) if self.previous is not None else None
+            made = self._linked(page.path, target, len(data), lambda held: held == data) if self._previous is not None else None
             if made is None:
                 made = _written(target, data)
         return SiteFile(page.path, len(data), hashlib.sha256(data).hexdigest(), key, made)
@@ -174,7 +172,7 @@ class PageWriter:
         """Link the previous site's file at `path` when it holds `size` bytes whose SHA-256 is `sha256` (read and hashed,
         never assumed), and say what was written; None when there is no such file (the caller then writes the bytes)."""
         target = self._target(path)
-        if self.previous is None:
+        if self._previous is None:
             return None
         with writing(target):
             made = self._linked(path, target, size, lambda held: hashlib.sha256(held).hexdigest() == sha256)
@@ -184,7 +182,7 @@ class PageWriter:
         """Link the previous site's file at `path` when it is still the very file the last build left there (`held`, from
         publish/siteindex.py: the same device, inode, size and modification time, no other name): its bytes are those
         that build wrote, so they are not read again. None when it is not (the caller then reads and compares)."""
-        if self.previous is None:
+        if self._previous is None:
             return None
         target = self._target(path)
         old = f"{self._previous}/{path}"

@@ -18,13 +18,12 @@ import os
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from sitegen.core.files import HeldFile, framed, read_framed, replace_quietly
+from sitegen.core.files import HeldFile, framed, is_sha256_hex, read_framed, replace_quietly
 from sitegen.render.pagecache import PageCache
 
 INDEX = "site-index"
 MAGIC = b"sitegen-site-index/1\n"
 RACY_NS = 2 * 10**9  # wider than any file system's step of modification times (FAT: 2 s; Linux file systems: a tick)
-_HEX = frozenset("0123456789abcdef")
 
 
 def site_stats(out: Path) -> dict[str, os.stat_result]:
@@ -84,7 +83,7 @@ def read_index(cache: PageCache, out: Path) -> dict[str, HeldFile]:
         held = {}
         for row in body["files"]:
             path, key, size, sha256, dev, ino, mtime_ns = row
-            if not (type(path) is str and _digest(key) and _digest(sha256)
+            if not (type(path) is str and is_sha256_hex(key) and is_sha256_hex(sha256)
                     and all(type(n) is int and n >= 0 for n in (size, dev, ino, mtime_ns))):
                 return {}
             held[path] = HeldFile(key, size, sha256, dev, ino, mtime_ns)
@@ -96,7 +95,3 @@ def read_index(cache: PageCache, out: Path) -> dict[str, HeldFile]:
 def forget_index(cache: PageCache) -> None:
     """Remove the index before a build replaces the site it describes."""
     cache.forget(INDEX)
-
-
-def _digest(value: object) -> bool:
-    return type(value) is str and len(value) == 64 and _HEX.issuperset(value)

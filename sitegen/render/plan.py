@@ -41,7 +41,7 @@ class PageJob:
     salt: bytes = b""  # what every page is also made from: sitegen, templates, catalogs, configuration, date
     detail: Detail = field(default_factory=Detail)  # which case-run pages are kept, and which runs' lists get pages (--detail-runs)
     held: Mapping[str, HeldFile] = field(default_factory=dict)  # the previous site's pages as the last build left them, by path
-    shared: Callable[[str], Sequence[Page]] | None = None  # the pages every build renders, by part (pages.py: shared_tasks)
+    shared: Callable[[str], Sequence[Page]] | None = None  # the pages every build renders, by part (pages.iter_pages: shared)
     _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
 
     def render_task(self, task: tuple[str, str | None, Sequence]) -> list[Any]:

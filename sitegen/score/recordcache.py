@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable, ContextManager
 
 from sitegen.core.errors import RecordsError
-from sitegen.core.files import framed, read_framed, replace_quietly
+from sitegen.core.files import framed, is_sha256_hex, read_framed, replace_quietly
 from sitegen.load.spool import ResultSpool
 from sitegen.score.results import FORMAT, read_results
 
@@ -73,7 +73,7 @@ class RecordEntries:
             kept = marshal.loads(data)
         except (ValueError, EOFError, TypeError):
             return None
-        if type(kept) is not tuple or len(kept) != 5 or not _digest(kept[4]) or not ResultSpool.well_packed(kept[:4]):
+        if type(kept) is not tuple or len(kept) != 5 or not is_sha256_hex(kept[4]) or not ResultSpool.well_packed(kept[:4]):
             return None
         return kept
 
@@ -96,8 +96,3 @@ def _entries(data: bytes) -> list[bytes] | None:
     parts = body.split(b"\n    }" + JOINT + b"{\n")
     entries = [part + b"\n    }" for part in parts[:-1]] + [parts[-1]]
     return [entries[0]] + [b"{\n" + entry for entry in entries[1:]]
-
-
-def _digest(value: object) -> bool:
-    """Whether a kept digest is one: 64 lowercase hexadecimal digits."""
-    return type(value) is str and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
