@@ -237,9 +237,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
         return 1
-    except OSError as exc:  # disk full, permission denied: the environment, not the records
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+    except (OSError, MemoryError) as exc:  # disk full, permission denied, out of memory: the environment, not the records
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"error: {where}{getattr(exc, 'strerror', None) or str(exc) or 'out of memory'}", file=sys.stderr)
         return 1
 
 
