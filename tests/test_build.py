@@ -215,8 +215,8 @@ def test_a_worker_killed_while_rendering_is_one_line_and_the_previous_site_stays
     monkeypatch.setattr(pages, "render_in_worker", _killed_while_rendering)
     code = main(["build", "-q", "--records", str(records), "--out", str(out), "--jobs", "2"])  # every run in detail: pages change
     outs, err = capsys.readouterr()
-    assert code == 1 and outs == ""
-    assert re.fullmatch(r"error: worker process \d+ ended while it had a task: it was killed by SIGKILL \(.*memory.*\)\n", err), err
+    assert code == 1 and outs == ""  # the worker may die before or after its task reached it: either is said
+    assert re.fullmatch(r"error: worker process \d+ ended (?:while it had|before it took) a task: it was killed by SIGKILL \(.*memory.*\)\n", err), err
     assert tree(out) == before, "the previous site stays as it was"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["records", "site"], "no staging folder is left behind"
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import pickle
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Collection
 
-from sitegen.core.files import framed, read_framed, read_framed_head, replace_quietly
+from sitegen.core.files import framed, prune_unused, read_framed, read_framed_head, replace_quietly
 
 # The first line of a cache folder's marker file: a folder without it is never read from or written to.
 MARKER = "CACHEDIR.TAG"
@@ -141,6 +142,23 @@ class PageCache:
             return
         replace_quietly(target, framed(ENTRY_MAGIC, data))
 
+    def prune(self, pages: Collection[str], *, used_since_ns: int) -> int:
+        """After a build: delete what it neither used nor made, so the cache holds about one build's worth. A page's entry
+        stays when its key is in `pages` (the keys of the site's cached pages, many of them linked from the previous site
+        without their entry being read); every other entry, of any kind, stays when it was read or written since
+        `used_since_ns` (core/files.prune_unused). The marker, the stamp and the site's index lie at the top and stay."""
+        if not self.usable:
+            return 0
+        removed = 0
+        try:
+            with os.scandir(self.root) as entries:
+                kinds = [entry for entry in entries if entry.is_dir(follow_symlinks=False)]
+        except OSError:
+            return 0
+        for kind in sorted(kinds, key=lambda entry: entry.name):
+            removed += prune_unused(Path(kind.path), used_since_ns=used_since_ns,
+                                    keep=pages.__contains__ if kind.name == "pages" else None)
+        return removed
 
     def names(self, key: str) -> tuple[str, ...] | None:
         """The list of page paths kept under `key` (a run's own pages), or None when there is none or it fails its digest."""
