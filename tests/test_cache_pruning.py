@@ -10,9 +10,10 @@ import pytest
 
 import sitegen.build as build
 import sitegen.publish.siteindex as siteindex
+import sitegen.render.pagecache as pagecache
 from sitegen.core.files import TIME_STEP_NS, framed, prune_unused, read_framed
 from sitegen.publish.site import PageWriter
-from sitegen.render.pagecache import MARKER
+from sitegen.render.pagecache import MARKER, PRUNED
 
 SMALL = Path(__file__).resolve().parent / "data" / "records-small"
 LONG_AGO_NS = 10**18  # 2001: older than any build of these tests
@@ -37,7 +38,13 @@ def records(tmp_path, monkeypatch):
     return tmp_path / "records"
 
 
-def test_a_build_leaves_the_cache_a_build_of_the_same_records_would_make_from_nothing(records, tmp_path, monkeypatch):
+@pytest.fixture
+def every_build(monkeypatch):
+    """Every build prunes (by default a cache is pruned at most once a day)."""
+    monkeypatch.setattr(pagecache, "PRUNE_EVERY_NS", 0)
+
+
+def test_a_build_leaves_the_cache_a_build_of_the_same_records_would_make_from_nothing(every_build, records, tmp_path, monkeypatch):
     """Every page changes with the build date: the first build's entries are no longer used, and go; what the second
     build read (answers checked, runs verified) or made stays, exactly what one build with an empty cache makes."""
     cache, out = tmp_path / "cache", tmp_path / "site"
@@ -55,7 +62,7 @@ def test_a_build_leaves_the_cache_a_build_of_the_same_records_would_make_from_no
     assert (cache / MARKER).is_file() and (cache / siteindex.INDEX).is_file()
 
 
-def test_pages_linked_from_the_previous_site_unread_keep_their_entries(records, tmp_path, monkeypatch):
+def test_pages_linked_from_the_previous_site_unread_keep_their_entries(every_build, records, tmp_path, monkeypatch):
     """A page the index lets the build link without reading its entry is used all the same: its entry stays, although
     nothing touched it; the changed pages' old entries go."""
     monkeypatch.setattr(siteindex, "RACY_NS", 0)  # every page taken as written long before the index, as in a large site
@@ -82,7 +89,7 @@ def test_pages_linked_from_the_previous_site_unread_keep_their_entries(records, 
     assert untouched, "entries neither read nor written stayed, as their pages are in the site"
 
 
-def test_a_link_planted_in_the_cache_goes_as_a_link_and_what_it_names_stays(records, tmp_path):
+def test_a_link_planted_in_the_cache_goes_as_a_link_and_what_it_names_stays(every_build, records, tmp_path):
     cache, out = tmp_path / "cache", tmp_path / "site"
     build.build_site(records, out, cache=cache)
     precious = tmp_path / "precious.txt"
@@ -114,3 +121,25 @@ def test_prune_unused_keeps_what_was_read_written_or_named_since_and_deletes_the
     assert prune_unused(folder, used_since_ns=since, keep={"named"}.__contains__) == 1
     assert sorted(p.name for p in (folder / "ab").iterdir()) == ["named", "new", "read"]
     assert prune_unused(folder, used_since_ns=since, keep={"named"}.__contains__) == 0
+
+
+def test_a_cache_is_pruned_at_most_once_a_day_and_at_once_when_it_never_was(records, tmp_path, monkeypatch):
+    cache, out = tmp_path / "cache", tmp_path / "site"
+    build.build_site(records, out, cache=cache)
+    assert (cache / PRUNED).is_file(), "a new cache is taken as pruned when made"
+    first = {p for p in entries(cache) if p.startswith("pages/")}
+    age(cache)
+
+    def built_again(day: int) -> set[str]:
+        """The page entries after a build on another day: every page changes with the date."""
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", str(1790000000 + 86400 * day))
+        build.build_site(records, out, cache=cache)
+        return {p for p in entries(cache) if p.startswith("pages/")}
+
+    assert built_again(1) > first, "within a day of the last pruning, nothing goes"
+    os.utime(cache / PRUNED, ns=(LONG_AGO_NS, LONG_AGO_NS))
+    second = built_again(2)
+    assert not second & first and (cache / PRUNED).stat().st_mtime_ns > LONG_AGO_NS, "a day later, what is unused goes"
+    age(cache)
+    (cache / PRUNED).unlink()  # a cache made before sitegen pruned
+    assert not built_again(3) & second
