@@ -383,7 +383,8 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
                     files = written_files(manifest.files)
                     write_stamp(pages_cache, Stamp(inputs, str(target), site_files(target) if files is None else files,
                                                    summary.pages, summary.downloads))
-                gone = pages_cache.prune({f.key for f in manifest.files if f.key}, used_since_ns=started_ns)
+            # after the old site is gone: both at once wait on each other for the file system, several times longer
+            gone = pages_cache.prune({f.key for f in manifest.files if f.key}, used_since_ns=started_ns)
             if gone and progress:
                 progress("cache", f"{gone} entries this build did not use deleted from {cache}")
     return summary
