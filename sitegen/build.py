@@ -340,9 +340,11 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
     working folder, or a file are refused with an OutFolderError before a record is read or anything is written.
     With `cache` (a folder outside the site), a build whose every input is unchanged and whose site is untouched
     stops before reading the records (publish/stamp.py), and case and case-run pages whose inputs are unchanged are
-    taken from the cache instead of rendered (render/pagecache.py); the site is the same, byte for byte.
+    taken from the cache instead of rendered (render/pagecache.py); the site is the same, byte for byte. After the
+    swap, what the build did not use is deleted from the cache (PageCache.prune), so it holds one build's worth.
     With `detail_runs` K only the newest K runs of each case version get their page per case (see README, "Growth").
     """
+    started_ns = time.time_ns()  # a cache entry neither read nor written since is one this build did not use
     target = check_out(Path(out), records_dir=Path(records_dir))
     if cache is not None:
         check_cache(Path(cache), out=target, records_dir=Path(records_dir))
@@ -373,13 +375,18 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
             forget_index(pages_cache)
         manifest = write_site(_counting(pages, progress), target, published=published, extra_files=extra, staged=folder)
         summary = BuildSummary(Path(out), sum(1 for f in manifest.files if f.path.endswith(".html")), len(published))
-        if inputs is not None and signing_key is None:  # a signed site is never said to be up to date: see above
+        if inputs is not None:
             with removed_meanwhile(folder, jobs=jobs):  # the old site, swapped into `folder`, goes meanwhile
-                # the index and the stamp from what the writers said of each file: the new site is not listed again
-                write_index(pages_cache, target, held_files(manifest.files, taken_ns=time.time_ns()))
-                files = written_files(manifest.files)
-                write_stamp(pages_cache, Stamp(inputs, str(target), site_files(target) if files is None else files,
-                                               summary.pages, summary.downloads))
+                if signing_key is None:  # a signed site is never said to be up to date: see above
+                    # the index and the stamp from what the writers said of each file: the new site is not listed again
+                    write_index(pages_cache, target, held_files(manifest.files, taken_ns=time.time_ns()))
+                    files = written_files(manifest.files)
+                    write_stamp(pages_cache, Stamp(inputs, str(target), site_files(target) if files is None else files,
+                                                   summary.pages, summary.downloads))
+            # after the old site is gone: both at once wait on each other for the file system, several times longer
+            gone = pages_cache.prune({f.key for f in manifest.files if f.key}, used_since_ns=started_ns)
+            if gone and progress:
+                progress("cache", f"{gone} entries this build did not use deleted from {cache}")
     return summary
 
 

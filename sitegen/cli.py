@@ -100,7 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
         "never the records, the current folder or one holding it"))
     p.add_argument("--cache", default=None, metavar="DIR", help=(
         "keep rendered pages in DIR (outside the site and the records) by the digest of what each is made of, so a "
-        "rebuild renders only pages whose inputs changed and stops at once when nothing did; same bytes as without"))
+        "rebuild renders only pages whose inputs changed and stops at once when nothing did; same bytes as without; "
+        "what a build did not use is deleted after it"))
     p.add_argument("--detail-runs", type=_run_count, default=None, metavar="K", help=(
         "give each case version a page per run for its newest K runs only; older runs are summarised on the case page "
         "(states per repetition) and their answers stay in the downloads (default: every run)"))
@@ -237,9 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
         return 1
-    except OSError as exc:  # disk full, permission denied: the environment, not the records
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+    except (OSError, MemoryError) as exc:  # disk full, permission denied, out of memory: the environment, not the records
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"error: {where}{getattr(exc, 'strerror', None) or str(exc) or 'out of memory'}", file=sys.stderr)
         return 1
 
 

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -177,22 +178,47 @@ def test_a_full_disk_on_the_command_line_is_one_placed_line_and_exit_1(tmp_path,
 # --- (c) determinism --------------------------------------------------------------------------
 
 
-def test_two_worker_processes_build_the_same_bytes_as_one(tmp_path):
-    """With --jobs 2 the case and run pages are rendered and written by workers; the site must not change by a byte."""
+def _generated(records: Path) -> Path:
+    """40 case versions, 2 runs of 2 repetitions, scored: enough case versions that --jobs 2 renders in workers."""
     sys.path.insert(0, str(REPO / "benchmarks"))
     try:
         import generate
     finally:
         sys.path.remove(str(REPO / "benchmarks"))
-    records = tmp_path / "records"
     assert generate.main([str(records), "--case-versions", "40", "--runs", "2", "--repetitions", "2"]) == 0
     assert main(["score", "--all", "--records", str(records)]) == 0
+    return records
+
+
+def test_two_worker_processes_build_the_same_bytes_as_one(tmp_path):
+    """With --jobs 2 the case and run pages are rendered and written by workers; the site must not change by a byte."""
+    records = _generated(tmp_path / "records")
     one = build_site(records, tmp_path / "one", jobs=1)
     two = build_site(records, tmp_path / "two", jobs=2)
     assert one.pages == two.pages > 40 * 3 * 2, "every case version has its page and one per run, in both languages"
     assert tree(tmp_path / "one") == tree(tmp_path / "two")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["one", "records", "two"], "no staging folder is left behind"
 
+
+
+def _killed_while_rendering(job, task):
+    os.kill(os.getpid(), signal.SIGKILL)  # as the system ends a worker when memory runs out
+
+
+def test_a_worker_killed_while_rendering_is_one_line_and_the_previous_site_stays(tmp_path, capsys, monkeypatch):
+    import sitegen.render.pages as pages
+
+    records, out = _generated(tmp_path / "records"), tmp_path / "site"
+    assert main(["build", "-q", "--records", str(records), "--out", str(out), "--detail-runs", "1"]) == 0
+    before = tree(out)
+    capsys.readouterr()
+    monkeypatch.setattr(pages, "render_in_worker", _killed_while_rendering)
+    code = main(["build", "-q", "--records", str(records), "--out", str(out), "--jobs", "2"])  # every run in detail: pages change
+    outs, err = capsys.readouterr()
+    assert code == 1 and outs == ""  # the worker may die before or after its task reached it: either is said
+    assert re.fullmatch(r"error: worker process \d+ ended (?:while it had|before it took) a task: it was killed by SIGKILL \(.*memory.*\)\n", err), err
+    assert tree(out) == before, "the previous site stays as it was"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records", "site"], "no staging folder is left behind"
 
 
 def _epoch(day: datetime.date) -> str:

@@ -352,6 +352,17 @@ def test_end_to_end_as_a_user_runs_it(tmp_path):
 # --- the site folder: refused before anything is read or written -----------------------------
 
 # `path: error: message [code]`
+def test_running_out_of_memory_is_one_line_not_a_traceback(capsys, monkeypatch):
+    import sitegen.cli as cli
+
+    def fail(args):
+        raise MemoryError()
+
+    monkeypatch.setattr(cli, "_check", fail)
+    code, out, err = _run(capsys, "check", "--records", str(SMALL))
+    assert (code, out, err) == (1, "", "error: out of memory\n")
+
+
 OUT_REFUSAL = re.compile(r"^(?P<path>.+?): error: (?P<message>.+) \[(?P<code>out\.[a-z-]+)\]$")
 
 

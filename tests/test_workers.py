@@ -2,11 +2,13 @@
 
 import multiprocessing
 import os
+import signal
 import time
 
 import pytest
 
-from sitegen.core.workers import in_background, ordered_map
+from sitegen.core.errors import SitegenError
+from sitegen.core.workers import WorkerLost, in_background, ordered_map
 
 def _square(offset: int, task: int) -> tuple[int, int, int]:
     return task, task * task + offset, os.getpid()
@@ -65,6 +67,31 @@ def test_a_worker_that_dies_is_reported_instead_of_waited_for():
 
     with pytest.raises(WorkerLost, match=r"worker process \d+ ended"):
         list(ordered_map(_die, range(5), jobs=2, context=None))
+
+
+def _killed(context, task: int) -> int:
+    if task == 2:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the system ends a process when memory runs out
+    return task
+
+
+def test_a_killed_worker_is_a_typed_error_that_names_the_signal():
+    with pytest.raises(WorkerLost) as raised:
+        list(ordered_map(_killed, range(5), jobs=2, context=None))
+    assert isinstance(raised.value, SitegenError) and raised.value.exit_code == 1
+    assert "killed by SIGKILL" in str(raised.value) and "memory" in str(raised.value)
+
+
+def test_a_worker_that_exits_is_reported_with_its_status():
+    with pytest.raises(WorkerLost, match=r"exited with status 1$"):
+        list(ordered_map(_die, range(5), jobs=2, context=None))
+
+
+def test_background_work_killed_is_reported_where_its_result_is_asked_for():
+    with in_background(_killed, 2, context=None) as result:
+        with pytest.raises(WorkerLost, match=r"ended before it returned its result: it was killed by SIGKILL"):
+            result()
+    assert not multiprocessing.active_children()
 
 
 def _squares_forking(offset: int, tasks: list[int]) -> tuple[list, int]:

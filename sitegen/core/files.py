@@ -70,10 +70,12 @@ def framed(magic: bytes, data: bytes) -> bytes:
 
 
 def read_framed(path: Path, magic: bytes) -> bytes | None:
-    """The data of the entry `framed` wrote at `path`, or None when it is missing, of another kind, or fails its digest."""
+    """The data of the entry `framed` wrote at `path`, or None when it is missing, of another kind, or fails its digest.
+    An entry read is marked used (prune_unused)."""
     try:
         with open(path, "rb") as file:
             blob = file.read()
+            _mark_used(file)
     except OSError:
         return None
     head = len(magic)
@@ -87,12 +89,14 @@ def read_framed(path: Path, magic: bytes) -> bytes | None:
 
 def read_framed_head(path: Path, magic: bytes) -> tuple[int, str] | None:
     """The size and SHA-256 the entry `framed` wrote at `path` claims for its data, from its head alone, or None when it is
-    missing or of another kind. A claim, not a check: whatever is taken on its word must be hashed and compared."""
+    missing or of another kind. A claim, not a check: whatever is taken on its word must be hashed and compared. An entry
+    read is marked used (prune_unused)."""
     head = len(magic)
     try:
         with open(path, "rb") as file:
             start = file.read(head + 65)
             size = os.fstat(file.fileno()).st_size - head - 65
+            _mark_used(file)
     except OSError:
         return None
     digest = start[head : head + 64]
@@ -113,3 +117,44 @@ def replace_quietly(target: Path, data: bytes) -> None:
             temporary.unlink()
         except OSError:
             pass
+
+
+# wider than any file system's step of modification times (FAT: 2 s; Linux file systems: a tick)
+TIME_STEP_NS = 2 * 10**9
+
+
+def _mark_used(file) -> None:
+    """Set a cache entry's modification time to now as it is read, so prune_unused knows it was used; a cache that cannot
+    be written is only a cache, so a refusal is not an error."""
+    try:
+        os.utime(file.fileno())
+    except OSError:
+        pass
+
+
+def prune_unused(folder: Path, *, used_since_ns: int, keep=None) -> int:
+    """Delete every file below `folder` neither written (replace_quietly) nor read (read_framed, read_framed_head) since
+    `used_since_ns`, less the modification times' step, except those whose name `keep` accepts; symbolic links are
+    deleted as links, never followed; a file that cannot be deleted stays. Says how many went.
+
+    What a cache keeps is what its last build used: entries of pages no longer published, or made by another version of
+    sitegen, its templates or catalogs, would otherwise pile up build after build."""
+    before = used_since_ns - TIME_STEP_NS
+    removed = 0
+    folders = [str(folder)]
+    while folders:
+        try:
+            entries = os.scandir(folders.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(entry.path)
+                    elif not (keep is not None and keep(entry.name)) and entry.stat(follow_symlinks=False).st_mtime_ns < before:
+                        os.unlink(entry.path)
+                        removed += 1
+                except OSError:
+                    continue
+    return removed

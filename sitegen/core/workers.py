@@ -3,14 +3,38 @@
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable, Iterator
 
-class WorkerLost(RuntimeError):
-    """A worker process ended before it returned the result of a task it had taken."""
+from sitegen.core.errors import SitegenError
+
+
+class WorkerLost(SitegenError):
+    """A worker process ended before it returned the result of a task it had taken: killed, or out of memory.
+
+    Not the records' fault, so exit 1 like every other failure of the environment; what the command was making is not
+    published (a build's staged site is removed, the previous one stays)."""
+
+
+def _lost(process: Any, what: str) -> WorkerLost:
+    """The error for a worker process gone while it had work, naming how it ended (its exit status or signal)."""
+    process.join(5)  # its pipe closed: it has ended or is ending, so its status is there to be read
+    code = process.exitcode
+    if code is None:
+        how = "it no longer answers"
+    elif code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        how = f"it was killed by {name}" + (" (the system sends it when memory runs out)" if -code == signal.SIGKILL else "")
+    else:
+        how = f"it exited with status {code}"
+    return WorkerLost(f"worker process {process.pid} {what}: {how}")
 
 
 def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jobs: int, context: Any,
@@ -43,7 +67,7 @@ def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jo
             try:
                 workers[chosen][1].send((index, task))
             except OSError:
-                raise WorkerLost(f"worker process {workers[chosen][0].pid} ended before it took a task") from None
+                raise _lost(workers[chosen][0], "ended before it took a task") from None
             in_flight[chosen] += 1
             pending.append(index)
         while pending:
@@ -78,7 +102,7 @@ def in_background(function: Callable[[Any, Any], Any], task: Any, *, context: An
             try:
                 outcome.append(ours.recv()[1:])
             except (EOFError, OSError):
-                raise WorkerLost(f"process {process.pid} ended before it returned its result") from None
+                raise _lost(process, "ended before it returned its result") from None
         ok, value = outcome[0]
         if not ok:
             raise value
@@ -123,7 +147,7 @@ def _next_result(pending: deque, done: dict[int, Any], workers: list, in_flight:
             try:
                 index, ok, value = conn.recv()
             except (EOFError, OSError):
-                raise WorkerLost(f"worker process {workers[conns[conn]][0].pid} ended while it had a task") from None
+                raise _lost(workers[conns[conn]][0], "ended while it had a task") from None
             in_flight[conns[conn]] -= 1
             done[index] = (ok, value)
     ok, value = done.pop(wanted)

@@ -1,9 +1,10 @@
-"""The case table's rows of runs written before, by the digest of each run's packed result, so a build writes only a new run's.
+"""The case table's rows of runs written before, by the digest of each run's result, so a build writes only a new run's.
 
 The case table (publish/tables.py) has one row per case version and repetition of every published run: 30,000 rows a run
 at 1,000 case versions, made by unpacking the run's recorded result. A run's rows depend on nothing but its id and that
-result (its packed bytes decide its values) and on sitegen's own code, so they are kept as CSV bytes under the SHA-256 of
-those. An entry carries its own SHA-256 and is checked on every read, and is used only when it is UTF-8 and every line is
+result and on sitegen's own code, so they are kept as CSV bytes under the SHA-256 of those, the result taken by the digest
+of its values alone (ResultSpool.digest), not of its packed bytes: a result packed anew and one kept packed in the cache
+may share strings differently, and would miss each other's rows. An entry carries its own SHA-256 and is checked on every read, and is used only when it is UTF-8 and every line is
 a row of that run (its id in the first cell, CRLF line ends); anything else is ignored and the rows are written afresh.
 """
 
@@ -26,11 +27,11 @@ class CaseRowsKept:
     root: Path
     source: bytes
 
-    def key(self, run_id: str, pack: bytes) -> str:
-        """The key of the rows of run `run_id` whose result is packed as `pack`."""
+    def key(self, run_id: str, result_digest: str) -> str:
+        """The key of the rows of run `run_id` whose result has the digest `result_digest` (ResultSpool.digest)."""
         digest = hashlib.sha256(ENTRY_MAGIC + self.source)
         digest.update(len(run_id.encode("utf-8")).to_bytes(8, "big") + run_id.encode("utf-8"))
-        digest.update(hashlib.sha256(pack).digest())
+        digest.update(result_digest.encode("ascii"))
         return digest.hexdigest()
 
     def get(self, key: str, first_cell: bytes) -> bytes | None:

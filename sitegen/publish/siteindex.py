@@ -18,12 +18,12 @@ import os
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from sitegen.core.files import HeldFile, framed, is_sha256_hex, read_framed, replace_quietly
+from sitegen.core.files import TIME_STEP_NS, HeldFile, framed, is_sha256_hex, read_framed, replace_quietly
 from sitegen.render.pagecache import PageCache
 
 INDEX = "site-index"
 MAGIC = b"sitegen-site-index/1\n"
-RACY_NS = 2 * 10**9  # wider than any file system's step of modification times (FAT: 2 s; Linux file systems: a tick)
+RACY_NS = TIME_STEP_NS  # an edit within a step of the index's moment could keep the time the index names
 
 
 def site_stats(out: Path) -> dict[str, os.stat_result]:

@@ -137,15 +137,15 @@ def run_case_rows(context: ExportContext, run: m.Run) -> Iterable[list[object]]:
 
 
 def case_table(context: ExportContext, kept: CaseRowsKept | None = None) -> bytes:
-    """The case table; with `kept`, a run's rows written before from the same packed result are taken from it (results
-    packed in a ResultSpool only: the digest of a run's packed bytes is its key)."""
+    """The case table; with `kept`, a run's rows written before from the same result are taken from it (results in a
+    ResultSpool only: the digest of a run's result is its key)."""
     header = csv_rows([[c.name for c in CASE_COLUMNS]])
-    packed = getattr(context.results, "packed", None) if kept is not None else None
-    if packed is None:
+    digest = getattr(context.results, "digest", None) if kept is not None else None
+    if digest is None:
         return header + csv_rows(case_rows(context))
     parts = [header]
     for run in context.runs:
-        key = kept.key(run.id, packed(run.id)[0])
+        key = kept.key(run.id, digest(run.id))
         rows = kept.get(key, csv_rows([[run.id]])[:-2])
         if rows is None:
             rows = csv_rows(run_case_rows(context, run))
