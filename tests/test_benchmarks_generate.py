@@ -356,3 +356,23 @@ def test_bench_score_all_reports_the_command_reproducing_every_run(tmp_path, cap
     assert figures["runs_reproduced"] == len(json.loads(before)["runs"]) > 0
     assert figures["cpu_seconds"] > 0 and figures["peak_rss_mib"] > 0
     assert (records / "results.json").read_bytes() == before
+
+
+def test_peak_memory_sums_the_command_and_the_processes_it_forks(capsys):
+    """benchmarks/peak_memory.py: a parent holding 60 MiB forks a child that makes 60 MiB of its own; the parent's pages
+    shared with the child count once, the child's own once more."""
+    import peak_memory
+
+    script = ("import os, time\n"
+              "held = b'x' * (60 << 20)\n"
+              "pid = os.fork()\n"
+              "if pid == 0:\n"
+              "    own = b'y' * (60 << 20)\n"
+              "    time.sleep(1.5)\n"
+              "    os._exit(0)\n"
+              "os.waitpid(pid, 0)\n")
+    assert peak_memory.main(["--every", "0.05", "--", sys.executable, "-c", script]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert len(report["at_peak"]) == 2, "the command and the process it forked"
+    assert 120 <= report["peak_pss_mib"] < 200, "60 MiB shared counted once, 60 MiB of the child's own, the interpreters"
+    assert report["peak_rss_sum_mib"] >= report["peak_pss_mib"] + 50, "the shared 60 MiB counted twice by RSS"

@@ -7,9 +7,12 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from sitegen.core.errors import Diagnostic, PublicationError
+
+
+CHUNK = 1 << 20  # what a file copied or hashed a piece at a time is read in
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +29,12 @@ class InMemoryFile:
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
 
+    def pieces(self) -> Iterator[bytes]:
+        yield self.data
+
+    def copy_to(self, out) -> None:
+        out.write(self.data)
+
 
 @dataclass(frozen=True, slots=True)
 class SourceFile:
@@ -39,9 +48,37 @@ class SourceFile:
     def data(self) -> bytes:
         data = Path(self.path).read_bytes()
         if hashlib.sha256(data).hexdigest() != self.sha256:
-            raise PublicationError([Diagnostic(self.path, None, None, None, "file changed while sitegen was reading the records; "
-                                               "build again", "record.changed")])
+            raise self._changed()
         return data
+
+    def pieces(self) -> Iterator[bytes]:
+        """The file's bytes a CHUNK at a time, checked against the digest taken when it was loaded once the last is read: the
+        largest records are hundreds of megabytes, which would otherwise sit in memory beside the rest of the build. What
+        a caller made of a file that changed meanwhile is the caller's to discard (a build's staged site)."""
+        digest = hashlib.sha256()
+        with open(self.path, "rb") as source:
+            while chunk := source.read(CHUNK):
+                digest.update(chunk)
+                yield chunk
+        if digest.hexdigest() != self.sha256:
+            raise self._changed()
+
+    def copy_to(self, out) -> None:
+        """Write the file's bytes to the open binary file `out` a piece at a time (pieces)."""
+        for chunk in self.pieces():
+            out.write(chunk)
+
+    def _changed(self) -> PublicationError:
+        return PublicationError([Diagnostic(self.path, None, None, None, "file changed while sitegen was reading the records; "
+                                            "build again", "record.changed")])
+
+
+def file_sha256(file) -> str:
+    """The SHA-256 of a file, by its path or open in binary from where it stands to its end, read a piece at a time."""
+    if isinstance(file, (str, os.PathLike)):
+        with open(file, "rb") as opened:
+            return hashlib.file_digest(opened, "sha256").hexdigest()
+    return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 class HeldFile(NamedTuple):

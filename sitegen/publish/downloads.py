@@ -26,6 +26,12 @@ class Download:
     def data(self) -> bytes:
         return self.source.data
 
+    def pieces(self):
+        return self.source.pieces()
+
+    def copy_to(self, out) -> None:
+        self.source.copy_to(out)
+
     @property
     def size(self) -> int:
         return self.source.size
@@ -84,7 +90,7 @@ def collect_downloads(records: m.Records, clean: CleanFiles | None = None) -> tu
                                        "metadata; publish this record under another name", "publish.reserved-name"))
             continue
         if clean is None or not clean.known(source.sha256, internal, hidden):
-            refused = _refusals(published.record, source.data, internal, hidden)
+            refused = _refusals(published.record, source, internal, hidden)
             problems.extend(refused)
             if clean is not None and not refused:
                 clean.keep(source.sha256, internal, hidden)
@@ -102,37 +108,52 @@ def collect_metadata(records: m.Records) -> tuple[Download, ...]:
     problems: list[Diagnostic] = []
     downloads = []
     for name, record, file in public_metadata(records):
-        problems.extend(_refusals(name, file.data, internal, hidden))
+        problems.extend(_refusals(name, file, internal, hidden))
         downloads.append(Download(name, record, file))
     if problems:
         raise PublicationError(problems)
     return tuple(downloads)
 
 
-def _refusals(shown: str, data: bytes, internal: set[str], hidden: list[str]) -> list[Diagnostic]:
-    """What keeps one file from being published: an internal field (however its key is written), an unpublished run."""
+def _refusals(shown: str, file, internal: set[str], hidden: list[str]) -> list[Diagnostic]:
+    """What keeps one file (a SourceFile or InMemoryFile) from being published: an internal field (however its key is
+    written), an unpublished run.
+
+    A key is written "name" unless its letters are escaped (\\u0069...), so a file with neither is free of internal
+    fields, and the file is read a piece at a time to look for them (_found_in); only a file that may hold one is parsed
+    whole. Reading or parsing the largest records whole only to find nothing would cost more memory than the rest of the
+    build. Run ids are safe ASCII, so their JSON form is found in the bytes as they are.
+    """
+    keys = [json.dumps(name).encode("utf-8") for name in internal]
+    runs = {json.dumps(run_id).encode("utf-8"): run_id for run_id in hidden}
+    found = _found_in(file, [b"\\u", *keys, *runs] if keys else list(runs))
     problems: list[Diagnostic] = []
-    if _may_hold(data, internal):
-        doc, parse_problems = parse_json(shown, data)
+    if found.intersection([b"\\u", *keys]):
+        doc, parse_problems = parse_json(shown, file.data)
         if parse_problems:
             return list(parse_problems)
         for pointer, key in _keys(doc.value, ""):
             if key in internal:
                 problems.append(doc.diagnostic(pointer, f'internal field "{key}" must never reach a published file', "publish.internal-field"))
-    for run_id in hidden:  # ids are safe ASCII, so their JSON form is found in the bytes as they are
-        if json.dumps(run_id).encode("utf-8") in data:
+    for pattern, run_id in runs.items():
+        if pattern in found:
             problems.append(Diagnostic(shown, None, None, None,
                                        f'unpublished run "{run_id}" is mentioned in a published file', "publish.unpublished-run"))
     return problems
 
 
-def _may_hold(data: bytes, names: set[str]) -> bool:
-    """Whether the file could hold one of these keys, so that parsing it whole is worth it.
-
-    A key is written "name" unless its letters are escaped (\\u0069...), so a file with neither is free of them. Parsing
-    the largest records whole only to find nothing would cost more memory than the rest of the build.
-    """
-    return bool(names) and (b"\\u" in data or any(json.dumps(name).encode("utf-8") in data for name in names))
+def _found_in(file, patterns: list[bytes]) -> set[bytes]:
+    """Which of `patterns` the file's bytes hold, read a piece at a time (file.pieces); each piece is searched with the end
+    of the one before, as long as the longest pattern less one byte, so a pattern split between two is found."""
+    found: set[bytes] = set()
+    if not patterns:
+        return found
+    keep, tail = max(map(len, patterns)) - 1, b""
+    for piece in file.pieces():
+        window = tail + piece
+        found.update(p for p in patterns if p not in found and p in window)
+        tail = window[-keep:] if keep else b""
+    return found
 
 
 def _keys(value: object, pointer: str):

@@ -8,10 +8,10 @@ import stat
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from sitegen.core.errors import Diagnostic, OutFolderError, PublicationError, WriteError
-from sitegen.core.files import HeldFile
+from sitegen.core.files import HeldFile, file_sha256
 from sitegen.core.model import InMemoryFile, SourceFile
 from sitegen.render.pages import Page
 from sitegen.publish.swap import locked_folder, remove_tree, staged_prefix, swap_in, sweep
@@ -163,7 +163,7 @@ class PageWriter:
         target = self._target(page.path)
         with writing(target):
             data = page.data
-            made = self._linked(page.path, target, len(data), lambda held: held == data) if self._previous is not None else None
+            made = self._linked(page.path, target, len(data), lambda held: held.read() == data) if self._previous is not None else None
             if made is None:
                 made = _written(target, data)
         return SiteFile(page.path, len(data), hashlib.sha256(data).hexdigest(), key, made)
@@ -175,8 +175,13 @@ class PageWriter:
         if self._previous is None:
             return None
         with writing(target):
-            made = self._linked(path, target, size, lambda held: hashlib.sha256(held).hexdigest() == sha256)
+            made = self._linked(path, target, size, lambda held: file_sha256(held) == sha256)
         return None if made is None else SiteFile(path, size, sha256, key, made)
+
+    def copy(self, path: str, file: Any) -> SiteFile:
+        """Write a published file (with `size`, `sha256` and `copy_to`, as a SourceFile has) a piece at a time."""
+        with writing(target := self._target(path)):
+            return SiteFile(path, file.size, file.sha256, "", _written(target, file))
 
     def relink(self, path: str, held: HeldFile) -> SiteFile | None:
         """Link the previous site's file at `path` when it is still the very file the last build left there (`held`, from
@@ -192,7 +197,7 @@ class PageWriter:
             made = _relinked(old, target, held)
         return None if made is None else SiteFile(path, held.size, held.sha256, held.key, made)
 
-    def _linked(self, path: str, target: str, size: int, holds: Callable[[bytes], bool]) -> tuple[int, int, int, int] | None:
+    def _linked(self, path: str, target: str, size: int, holds: Callable[[Any], bool]) -> tuple[int, int, int, int] | None:
         """_linked on the previous site's file at `path`, its folder checked once for a symbolic link on the way."""
         old = f"{self._previous}/{path}"
         return _linked(old, target, size, holds) if self._plain_folder(old) else None
@@ -249,19 +254,23 @@ def _made(info: os.stat_result) -> tuple[int, int, int, int]:
     return info.st_size, info.st_dev, info.st_ino, info.st_mtime_ns
 
 
-def _written(target: str, data: bytes) -> tuple[int, int, int, int]:
-    """Write `data` to `target` (created or emptied, as open(target, "wb") does) and say what the file is once written."""
+def _written(target: str, data: Any) -> tuple[int, int, int, int]:
+    """Write `data` to `target` (created or emptied, as open(target, "wb") does) and say what the file is once written:
+    bytes, or a published file written by its copy_to a piece at a time (a records file may be hundreds of megabytes)."""
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
     try:
         with open(fd, "wb", closefd=False) as file:
-            file.write(data)
+            if type(data) is bytes:
+                file.write(data)
+            else:
+                data.copy_to(file)
         return _made(os.fstat(fd))
     finally:
         os.close(fd)
 
 
-def _linked(old: str, new: str, size: int, holds: Callable[[bytes], bool]) -> tuple[int, int, int, int] | None:
-    """Make `new` a hard link to `old` when that is a regular file of `size` bytes that `holds` accepts, and say what it
+def _linked(old: str, new: str, size: int, holds: Callable[[Any], bool]) -> tuple[int, int, int, int] | None:
+    """Make `new` a hard link to `old` when that is a regular file of `size` bytes that `holds` accepts (given it open), and say what it
     is (as _made does) when it now is one (linking costs a fraction of writing the bytes again: most of a rebuild's files are unchanged).
 
     Only a file of the previous site's own is linked: one with no other name (a second hard link, made by anyone, could
@@ -278,7 +287,7 @@ def _linked(old: str, new: str, size: int, holds: Callable[[bytes], bool]) -> tu
         if not stat.S_ISREG(info.st_mode) or info.st_size != size or info.st_nlink != 1:
             return None
         with open(fd, "rb", closefd=False) as file:
-            if not holds(file.read()):
+            if not holds(file):
                 return None
         os.link(old, new, follow_symlinks=False)
     except OSError:
@@ -325,7 +334,7 @@ def write_site(
         written.add(path, data)
     for name, file in downloads:  # a records file unchanged since the previous site is linked unread (its digest is known)
         if not written.reuse(f"{DOWNLOADS}/{name}", file.size, file.sha256):
-            written.add(f"{DOWNLOADS}/{name}", file.data)
+            written.add(f"{DOWNLOADS}/{name}", file)
     written.add(f"{DOWNLOADS}/{SUMS}", sha256sums(downloads))
     written.add(MARKER, MARKER_TEXT)
     with writing(staged, "check the written downloads"):
@@ -358,9 +367,10 @@ class _Writer:
             self.linked.add(path)
         return found is not None
 
-    def add(self, path: str, data: bytes) -> None:
+    def add(self, path: str, data: Any) -> None:
+        """Write bytes, or a published file a piece at a time (PageWriter.copy: a records file may be hundreds of megabytes)."""
         self._refuse_twice(path)  # before writing: the first file's bytes stay as they were
-        self.files[path] = self.write(Page(path, data))
+        self.files[path] = self.write(Page(path, data)) if type(data) is bytes else self.write.copy(path, data)
 
     def check_off(self, item: SiteFile) -> None:
         """Record a file written below the root elsewhere; a second one at a path is refused (and the build leaves no site)."""
@@ -383,9 +393,8 @@ def _safe_path(path: str) -> bool:
 def _verify_downloads(tmp: Path, files: Mapping[str, SiteFile], linked: Collection[str] = ()) -> None:
     """Read every download written back: the checksums the pages show were computed from these bytes before rendering (a
     linked one was hashed from the file it now is while it was linked)."""
-    problems = []
-    for path, item in sorted(files.items()):
-        if path.startswith(f"{DOWNLOADS}/") and path not in linked and hashlib.sha256((tmp / path).read_bytes()).hexdigest() != item.sha256:
-            problems.append(Diagnostic(path, None, None, None, "the bytes on disk differ from the bytes rendered", "site.write-mismatch"))
+    problems = [Diagnostic(path, None, None, None, "the bytes on disk differ from the bytes rendered", "site.write-mismatch")
+                for path, item in sorted(files.items())
+                if path.startswith(f"{DOWNLOADS}/") and path not in linked and file_sha256(tmp / path) != item.sha256]
     if problems:
         raise PublicationError(problems)
