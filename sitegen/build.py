@@ -38,7 +38,7 @@ from sitegen.render.pages import iter_pages
 from sitegen.score.comparison import Comparison
 from sitegen.score.compared import ComparedRuns
 from sitegen.score.scoring import verdict_source
-from sitegen.score.recordcache import RecordEntries
+from sitegen.score.recordcache import RecordEntries, read_by_entry
 from sitegen.score.results import read_results
 from sitegen.score.verified import VerifiedRuns
 from sitegen.score.verify import Verified, verify_published
@@ -131,9 +131,7 @@ def recorded_phase(records: m.Records, records_dir: Path, cache: RecordEntries |
                                            "no results record; run `sitegen score --all` first", "results.missing")])
     with collector_paused():
         path = str(Path(records_dir) / "results.json")
-        if cache is not None:
-            return cache.read(records.results_json, path=path, unpacking=frozen_when_made)
-        return read_results(records.results_json, path=path, unpacking=frozen_when_made)
+        return read_by_entry(records.results_json, path=path, unpacking=frozen_when_made, kept=cache)
 
 
 def verify_phase(records: m.Records, recorded: ResultSpool, *, jobs: int = 1, cache: VerifiedRuns | None = None,

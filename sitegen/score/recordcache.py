@@ -40,30 +40,7 @@ class RecordEntries:
 
     def read(self, data: bytes, *, path: str, unpacking: Callable[[], ContextManager]) -> ResultSpool:
         """The record as read_results reads it, each entry read before taken from here, each new one kept."""
-        entries = _entries(data)
-        if entries is None:
-            return read_results(data, path=path, unpacking=unpacking)
-        results = ResultSpool(unpacking=unpacking)
-        fresh = []
-        for entry in entries:
-            key = hashlib.sha256(ENTRY_MAGIC + self.source + entry).hexdigest()
-            kept = self._get(key)
-            if kept is None:
-                try:
-                    alone = read_results(HEAD + entry + TAIL, path=path)
-                except RecordsError:
-                    return read_results(data, path=path, unpacking=unpacking)  # placed in the whole record
-                if len(alone) != 1:
-                    return read_results(data, path=path, unpacking=unpacking)
-                (run,) = alone
-                kept = (run, *alone.packed(run), alone.digest(run))
-                fresh.append((key, kept))
-            if kept[0] in results:
-                return read_results(data, path=path, unpacking=unpacking)  # says where the run appears twice
-            results.add_packed(*kept)
-        for key, kept in fresh:
-            self._put(key, kept)
-        return results
+        return read_by_entry(data, path=path, unpacking=unpacking, kept=self)
 
     def _get(self, key: str) -> tuple | None:
         data = read_framed(self.root / key, ENTRY_MAGIC)
@@ -85,14 +62,58 @@ class RecordEntries:
         replace_quietly(self.root / key, framed(ENTRY_MAGIC, marshal.dumps(kept, 4)))
 
 
-def _entries(data: bytes) -> list[bytes] | None:
-    """The bytes of each run's entry, when the record has sitegen's head and tail and its entries are objects at the
-    joints sitegen writes; None otherwise (no entry, or another layout)."""
-    if not (data.startswith(HEAD) and data.endswith(TAIL)) or len(data) <= len(HEAD) + len(TAIL):
+def read_by_entry(data: bytes, *, path: str, unpacking: Callable[[], ContextManager],
+                  kept: RecordEntries | None = None) -> ResultSpool:
+    """The record as read_results reads it, one run's entry at a time (with `kept`, an entry read before taken from there,
+    each new one kept there): parsed whole, a record of 10,000 case versions (274 MB) is some 600 MB of objects at once
+    for a moment, one entry a tenth of that. A record not laid out as sitegen writes it, an entry with a problem or a run
+    recorded twice is read whole, so every problem is placed in the whole record as always."""
+    spans = _entries(data)
+    if spans is None:
+        return read_results(data, path=path, unpacking=unpacking)
+    results = ResultSpool(unpacking=unpacking)
+    fresh = []
+    view = memoryview(data)
+    for start, end in spans:
+        key = ""
+        if kept is not None:
+            digest = hashlib.sha256(ENTRY_MAGIC + kept.source)
+            digest.update(view[start:end])
+            key = digest.hexdigest()
+        found = kept._get(key) if kept is not None else None
+        if found is None:
+            try:
+                alone = read_results(HEAD + data[start:end] + TAIL, path=path)
+            except RecordsError:
+                return read_results(data, path=path, unpacking=unpacking)  # placed in the whole record
+            if len(alone) != 1:
+                return read_results(data, path=path, unpacking=unpacking)
+            (run,) = alone
+            # the digest is taken here only to be kept; without a cache it is taken when asked for (ResultSpool.digest)
+            found = (run, *alone.packed(run), alone.digest(run) if kept is not None else None)
+            fresh.append((key, found))
+        if found[0] in results:
+            return read_results(data, path=path, unpacking=unpacking)  # says where the run appears twice
+        results.add_packed(*found)
+    if kept is not None:
+        for key, found in fresh:
+            kept._put(key, found)
+    return results
+
+
+def _entries(data: bytes) -> list[tuple[int, int]] | None:
+    """Where each run's entry stands in the record (start and end offsets), when the record has sitegen's head and tail
+    and its entries are objects at the joints sitegen writes; None otherwise (no entry, or another layout). Offsets, not
+    copies: the record may be hundreds of megabytes, and each copy of it would stay alive while the entries are read."""
+    first, last = len(HEAD), len(data) - len(TAIL)
+    if not (data.startswith(HEAD) and data.endswith(TAIL)) or last <= first:
         return None
-    body = data[len(HEAD) : -len(TAIL)]
-    if not (body.startswith(b"{\n") and body.endswith(b"\n    }")):
+    if not (data.startswith(b"{\n", first) and data.endswith(b"\n    }", first, last)):
         return None
-    parts = body.split(b"\n    }" + JOINT + b"{\n")
-    entries = [part + b"\n    }" for part in parts[:-1]] + [parts[-1]]
-    return [entries[0]] + [b"{\n" + entry for entry in entries[1:]]
+    closing, separator = b"\n    }", b"\n    }" + JOINT + b"{\n"
+    spans, start = [], first
+    while (at := data.find(separator, start, last)) != -1:
+        spans.append((start, at + len(closing)))
+        start = at + len(closing) + len(JOINT)
+    spans.append((start, last))
+    return spans
