@@ -106,13 +106,15 @@ def framed(magic: bytes, data: bytes) -> bytes:
     return magic + hashlib.sha256(data).hexdigest().encode("ascii") + b"\n" + data
 
 
-def read_framed(path: Path, magic: bytes) -> bytes | None:
+def read_framed(path: Path, magic: bytes, *, mark_used: bool = True) -> bytes | None:
     """The data of the entry `framed` wrote at `path`, or None when it is missing, of another kind, or fails its digest.
-    An entry read is marked used (prune_unused)."""
+    An entry read is marked used (prune_unused) unless the caller keeps its entries by other means (page entries:
+    render/pagecache.PageCache.prune keeps them by the keys of the site's pages)."""
     try:
         with open(path, "rb") as file:
             blob = file.read()
-            _mark_used(file)
+            if mark_used:
+                _mark_used(file)
     except OSError:
         return None
     head = len(magic)
@@ -124,16 +126,17 @@ def read_framed(path: Path, magic: bytes) -> bytes | None:
     return data
 
 
-def read_framed_head(path: Path, magic: bytes) -> tuple[int, str] | None:
+def read_framed_head(path: Path, magic: bytes, *, mark_used: bool = True) -> tuple[int, str] | None:
     """The size and SHA-256 the entry `framed` wrote at `path` claims for its data, from its head alone, or None when it is
     missing or of another kind. A claim, not a check: whatever is taken on its word must be hashed and compared. An entry
-    read is marked used (prune_unused)."""
+    read is marked used as read_framed says."""
     head = len(magic)
     try:
         with open(path, "rb") as file:
             start = file.read(head + 65)
             size = os.fstat(file.fileno()).st_size - head - 65
-            _mark_used(file)
+            if mark_used:
+                _mark_used(file)
     except OSError:
         return None
     digest = start[head : head + 64]

@@ -127,14 +127,14 @@ class PageCache:
         """The page stored under `key`, or None when there is none or it fails its own digest."""
         if not self.usable:
             return None
-        return read_framed(self._path(key), ENTRY_MAGIC)
+        return read_framed(self._path(key), ENTRY_MAGIC, mark_used=False)  # kept by its key: prune
 
     def digest(self, key: str) -> tuple[int, str] | None:
         """The size and SHA-256 of the page stored under `key`, read from the entry's head alone (its body is not read):
         what a previous site's file must match to be reused without the entry. None when there is no such entry."""
         if not self.usable:
             return None
-        return read_framed_head(self._path(key), ENTRY_MAGIC)
+        return read_framed_head(self._path(key), ENTRY_MAGIC, mark_used=False)  # kept by its key: prune
 
     def put(self, key: str, data: bytes) -> None:
         """Store a page under `key` (written beside, then renamed: a reader never sees half an entry); a full disk only costs the entry."""
@@ -155,7 +155,7 @@ class PageCache:
         are listed), about 2% of that build, so not every build pays it.
 
         A page's entry stays when its key is in `pages` (the keys of the site's cached pages, many of them linked from the
-        previous site without their entry being read); every other entry, of any kind, stays when it was read or written
+        previous site without their entry being read, so reading one does not mark it: get, digest); every other entry, of any kind, stays when it was read or written
         since `used_since_ns` (core/files.prune_unused). The marker, the stamp, the site's index and PRUNED lie at the top
         and stay. Says how many entries went."""
         if not self.usable:
