@@ -14,7 +14,7 @@ from sitegen.changelog.changes import Changelog, build_changelog
 from sitegen.core import model as m
 from sitegen.core.collector import collector_paused, frozen_when_made
 from sitegen.core.errors import Diagnostic, PublicationError, RecordsError, UsageError
-from sitegen.core.files import HeldFile
+from sitegen.core.files import HeldFile, read_regular
 from sitegen.core.workers import in_background
 from sitegen.load.answercache import CheckedAnswers
 from sitegen.load.publications import read_publications
@@ -282,7 +282,7 @@ def _results_problems(records_dir: Path) -> tuple[Diagnostic, ...]:
     """What is wrong with the results record in itself (JSON, schema), so that records that do not load are no reason to
     leave it for another run; verifying it against a fresh scoring waits until they load."""
     try:
-        data = (records_dir / "results.json").read_bytes()
+        data = read_regular(records_dir / "results.json")
     except OSError:
         return ()
     try:

@@ -16,6 +16,7 @@ from sitegen.build import build_site, load_phase
 from sitegen.checks import run_checks
 from sitegen.core.collector import collector_paused
 from sitegen.core.errors import SitegenError, UnreadableError, UsageError
+from sitegen.core.termination import Terminated, terminated_raises
 from sitegen.load.entries import create_entry
 from sitegen.load.schemabasics import is_calendar_date
 from sitegen.load.setups import setup_fingerprints
@@ -222,16 +223,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code (0 success, 1 failed check or BLOCK, 2 bad input or usage)."""
     try:
         args = build_parser().parse_args(argv)
-        return args.handler(args)
+        with terminated_raises():  # asked to stop, a command cleans up as on Ctrl-C
+            return args.handler(args)
     except SystemExit as exc:  # --help and --version
         return int(exc.code or 0)
     except SitegenError as exc:
         for line in exc.lines():
             print(line, file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, Terminated) as exc:  # Ctrl-C or SIGTERM, after the clean-up: 128 + the signal, as shells say
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        print("interrupted" if interrupted else "terminated", file=sys.stderr)
+        return 130 if interrupted else 143
     except BrokenPipeError:  # `sitegen compare A B | head`: the reader left; nothing is wrong with the data
         try:
             sys.stdout = open(os.devnull, "w")
@@ -395,6 +398,3 @@ def _verify(args) -> int:
             print(line)
     return report.exit_code
 
-
-if __name__ == "__main__":  # pragma: no cover
-    main_entry()

@@ -221,6 +221,62 @@ def test_a_worker_killed_while_rendering_is_one_line_and_the_previous_site_stays
     assert sorted(p.name for p in tmp_path.iterdir()) == ["records", "site"], "no staging folder is left behind"
 
 
+def _terminating_once(original, marker: Path):
+    """A worker's task that first tells the build's main process to stop (SIGTERM, as a job's time limit or `kill` does),
+    once for the whole build, then does its work; it writes down its process id so the test can see it has ended."""
+    def render(job, task):
+        with open(marker.with_suffix(".pids"), "a") as pids:
+            print(os.getpid(), file=pids)
+        try:
+            marker.touch(exist_ok=False)
+        except FileExistsError:
+            pass
+        else:
+            os.kill(os.getppid(), signal.SIGTERM)
+        return original(job, task)
+    return render
+
+
+def test_a_build_told_to_stop_while_rendering_cleans_up_and_says_so(tmp_path, capsys, monkeypatch):
+    import multiprocessing
+
+    import sitegen.render.pages as pages
+
+    records, out = _generated(tmp_path / "records"), tmp_path / "site"
+    assert main(["build", "-q", "--records", str(records), "--out", str(out), "--detail-runs", "1"]) == 0
+    before, handler = tree(out), signal.getsignal(signal.SIGTERM)
+    capsys.readouterr()
+    marker = tmp_path / "told"
+    monkeypatch.setattr(pages, "render_in_worker", _terminating_once(pages.render_in_worker, marker))
+    code = main(["build", "-q", "--records", str(records), "--out", str(out), "--jobs", "2"])  # every run in detail: pages change
+    outs, err = capsys.readouterr()
+    assert marker.exists(), "a worker told the build to stop"
+    assert (code, outs, err) == (143, "", "terminated\n"), "128 + SIGTERM, as a shell reports it; one line, no traceback"
+    assert tree(out) == before, "the previous site stays as it was"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records", "site", "told", "told.pids"], "no staging folder is left"
+    assert multiprocessing.active_children() == [], "the workers were stopped"
+    for pid in {int(p) for p in marker.with_suffix(".pids").read_text().split()}:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    assert signal.getsignal(signal.SIGTERM) == handler, "the handler the command found is restored"
+
+
+def test_a_build_in_one_process_told_to_stop_writes_nothing(tmp_path, capsys, monkeypatch):
+    records, out = _generated(tmp_path / "records"), tmp_path / "site"
+    original = sitegen.build.changelog_phase
+    capsys.readouterr()
+
+    def told_to_stop(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(sitegen.build, "changelog_phase", told_to_stop)
+    code = main(["build", "--records", str(records), "--out", str(out)])
+    outs, err = capsys.readouterr()
+    assert (code, outs, err) == (143, "", "terminated\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records"], "nothing written, nothing staged"
+
+
 def _epoch(day: datetime.date) -> str:
     return str(int(datetime.datetime(day.year, day.month, day.day, 12, tzinfo=datetime.timezone.utc).timestamp()))
 

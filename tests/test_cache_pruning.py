@@ -143,3 +143,26 @@ def test_a_cache_is_pruned_at_most_once_a_day_and_at_once_when_it_never_was(reco
     age(cache)
     (cache / PRUNED).unlink()  # a cache made before sitegen pruned
     assert not built_again(3) & second
+
+
+@pytest.mark.parametrize("kind", ["named pipe", "device", "directory"])
+def test_a_cache_entry_that_is_not_a_regular_file_is_ignored_at_once(tmp_path, kind):
+    """The cache is never trusted: a named pipe planted as an entry would make a read wait for a writer for ever, a link to
+    a device never end. Read in a thread with a time limit, so a wait fails this test instead of hanging the suite."""
+    import threading
+
+    from sitegen.core.files import read_framed, read_framed_head
+
+    entry = tmp_path / "entry"
+    if kind == "named pipe":
+        os.mkfifo(entry)
+    elif kind == "device":
+        entry.symlink_to("/dev/zero")
+    else:
+        entry.mkdir()
+    found: list = []
+    reader = threading.Thread(target=lambda: found.extend([read_framed(entry, b"magic\n"), read_framed_head(entry, b"magic\n")]),
+                              daemon=True)
+    reader.start()
+    reader.join(10)
+    assert found == [None, None], f"the read of a {kind} did not return at once"

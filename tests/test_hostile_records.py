@@ -404,3 +404,28 @@ def test_a_number_of_5000_digits_is_a_located_syntax_error(tmp_path):
     text = replace_text(root, "runs.json", '"repetitions": 2', '"repetitions": ' + "9" * 5000)
     (found,) = [d for d in problems(root) if d.path.endswith("runs.json")]
     assert (found.code, found.line) == ("json.syntax", text[: text.index('"repetitions": 2')].count("\n") + 1)
+
+
+_BUILD_IN_A_CHILD = "import sys; from sitegen.cli import main; sys.exit(main(['build', '--records', sys.argv[1], '--out', sys.argv[2]]))"
+
+
+@pytest.mark.parametrize("name", ["sitegen.json", "cases.json", "runs.json", "setups.json", "answers.json"])
+@pytest.mark.parametrize("kind", ["named pipe", "directory"])
+def test_a_records_file_that_is_not_a_regular_file_is_refused_not_waited_on(tmp_path, name, kind):
+    """A named pipe would make reading it wait for a writer for ever; it is refused at once, placed at the file. The build
+    runs in a child process with a time limit, so a wait fails this test instead of hanging the suite."""
+    import os
+
+    root = copy_small(tmp_path)
+    (root / name).unlink()
+    if kind == "named pipe":
+        os.mkfifo(root / name)
+    else:
+        (root / name).mkdir()
+    done = subprocess.run([sys.executable, "-c", _BUILD_IN_A_CHILD, str(root), str(tmp_path / "site")], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    reason = "not a regular file" if kind == "named pipe" else "Is a directory"
+    assert f"{root / name}: error: cannot read file: {reason}" in done.stderr, done.stderr
+    assert not (tmp_path / "site").exists()

@@ -124,3 +124,66 @@ def test_background_work_never_asked_for_is_ended_with_the_block():
 def _sleep(context, seconds: int) -> int:
     time.sleep(seconds)
     return seconds
+
+
+# A process that forks workers, says their process ids, and is then killed outright (as the system kills the largest
+# process when memory runs out): its workers must notice and end, not wait for ever holding memory and its output pipe.
+_KILLED_PARENT = r"""
+import os, signal, sys
+from sitegen.core.workers import in_background, ordered_map
+
+def pid(context, task):
+    return os.getpid()
+
+def nested(context, task):  # as the build verifies: a background process with workers of its own
+    return sorted(set(ordered_map(pid, range(8), jobs=2, context=None)))
+
+mode = sys.argv[1]
+if mode == "map":
+    results = ordered_map(pid, range(8), jobs=2, context=None)
+    workers = sorted({next(results) for _ in range(4)})  # the map suspended with both workers waiting for tasks
+elif mode == "background":
+    with in_background(pid, None, context=None) as result:
+        workers = [result()]  # it waits for the word to stop
+        print(*workers, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+else:
+    with in_background(nested, None, context=None) as result:
+        workers = result()
+        print(*workers, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+print(*workers, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _ended(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")  # a zombie has ended; only its entry is left
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.parametrize("mode", ["map", "background", "nested"])
+def test_workers_end_when_their_parent_is_killed(mode):
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", _KILLED_PARENT, mode], stdout=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    try:
+        # the workers share the parent's output: reading it to the end waits for every one of them to be gone
+        out, _ = child.communicate(timeout=30)
+    finally:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)  # whatever is left of the group, when the test fails
+        except ProcessLookupError:
+            pass
+    assert child.returncode == -signal.SIGKILL
+    workers = [int(p) for p in out.split()]
+    assert workers and child.pid not in workers
+    deadline = time.monotonic() + 10
+    while not all(map(_ended, workers)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(map(_ended, workers)), f"workers {workers} still running after their parent was killed"

@@ -3,16 +3,41 @@ used only if it holds its own digest."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import BinaryIO, Iterator, NamedTuple
 
 from sitegen.core.errors import Diagnostic, PublicationError
 
 
 CHUNK = 1 << 20  # what a file copied or hashed a piece at a time is read in
+
+
+def open_regular(path: str | os.PathLike) -> BinaryIO:
+    """A file opened to read in binary, refused with an OSError unless it is a regular file once open: a named pipe
+    among the records or in a cache would wait for a writer for ever, and a device (a link to /dev/zero) never end.
+    Opened without waiting (O_NONBLOCK, which a regular file ignores), so a pipe is refused, not waited on."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file (a named pipe, socket or device)", os.fspath(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return open(fd, "rb")
+
+
+def read_regular(path: str | os.PathLike) -> bytes:
+    """The bytes of a regular file, refused as open_regular says."""
+    with open_regular(path) as file:
+        return file.read()
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +71,7 @@ class SourceFile:
 
     @property
     def data(self) -> bytes:
-        data = Path(self.path).read_bytes()
+        data = read_regular(self.path)
         if hashlib.sha256(data).hexdigest() != self.sha256:
             raise self._changed()
         return data
@@ -56,7 +81,7 @@ class SourceFile:
         largest records are hundreds of megabytes, which would otherwise sit in memory beside the rest of the build. What
         a caller made of a file that changed meanwhile is the caller's to discard (a build's staged site)."""
         digest = hashlib.sha256()
-        with open(self.path, "rb") as source:
+        with open_regular(self.path) as source:
             while chunk := source.read(CHUNK):
                 digest.update(chunk)
                 yield chunk
@@ -76,7 +101,7 @@ class SourceFile:
 def file_sha256(file) -> str:
     """The SHA-256 of a file, by its path or open in binary from where it stands to its end, read a piece at a time."""
     if isinstance(file, (str, os.PathLike)):
-        with open(file, "rb") as opened:
+        with open_regular(file) as opened:
             return hashlib.file_digest(opened, "sha256").hexdigest()
     return hashlib.file_digest(file, "sha256").hexdigest()
 
@@ -111,7 +136,7 @@ def read_framed(path: Path, magic: bytes, *, mark_used: bool = True) -> bytes | 
     An entry read is marked used (prune_unused) unless the caller keeps its entries by other means (page entries:
     render/pagecache.PageCache.prune keeps them by the keys of the site's pages)."""
     try:
-        with open(path, "rb") as file:
+        with open_regular(path) as file:
             blob = file.read()
             if mark_used:
                 _mark_used(file)
@@ -132,7 +157,7 @@ def read_framed_head(path: Path, magic: bytes, *, mark_used: bool = True) -> tup
     read is marked used as read_framed says."""
     head = len(magic)
     try:
-        with open(path, "rb") as file:
+        with open_regular(path) as file:
             start = file.read(head + 65)
             size = os.fstat(file.fileno()).st_size - head - 65
             if mark_used:

@@ -53,7 +53,10 @@ def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jo
     try:
         for _ in range(jobs):
             ours, theirs = forking.Pipe()
-            process = forking.Process(target=_serve, args=(function, context, theirs), daemon=True)
+            # the worker closes its copies of the parent's ends (its own and those of the workers before it), so that
+            # only the parent holds them and the worker's end reads as closed once the parent is gone, however it ended
+            parents = tuple(conn for _, conn in workers) + (ours,)
+            process = forking.Process(target=_serve, args=(function, context, theirs, parents), daemon=True)
             process.start()
             theirs.close()  # the worker holds the only other end, so its end of the pipe closing means it is gone
             workers.append((process, ours))
@@ -91,7 +94,7 @@ def in_background(function: Callable[[Any, Any], Any], task: Any, *, context: An
     (ordered_map); it is ended on leaving the block, also when its result was never asked for."""
     forking = multiprocessing.get_context("fork")
     ours, theirs = forking.Pipe()
-    process = forking.Process(target=_serve, args=(function, context, theirs), daemon=False)  # daemons cannot fork
+    process = forking.Process(target=_serve, args=(function, context, theirs, (ours,)), daemon=False)  # daemons cannot fork
     process.start()
     theirs.close()
     ours.send((0, task))
@@ -156,12 +159,18 @@ def _next_result(pending: deque, done: dict[int, Any], workers: list, in_flight:
     return value
 
 
-def _serve(function: Callable[[Any, Any], Any], context: Any, conn) -> None:
-    """A worker's loop: take a task, send back (index, ok, result or error), until told to stop."""
+def _serve(function: Callable[[Any, Any], Any], context: Any, conn, parents: tuple = ()) -> None:
+    """A worker's loop: take a task, send back (index, ok, result or error), until told to stop or the parent is gone.
+
+    `parents` are the parent's ends of pipes, inherited by the fork: closed first, so that the parent's end (of this
+    worker's pipe) is held by the parent alone, and a parent that ended without a word (killed) reads as the end of the
+    pipe instead of leaving the worker waiting for ever, holding its memory and whatever its caller waits on."""
+    for end in parents:
+        end.close()
     while True:
         try:
             message = conn.recv()
-        except EOFError:
+        except (EOFError, OSError):
             return  # the parent is gone
         if message is None:
             return
@@ -172,5 +181,10 @@ def _serve(function: Callable[[Any, Any], Any], context: Any, conn) -> None:
             reply = (index, False, error)
         try:
             conn.send(reply)
+        except OSError:
+            return  # the parent is gone: nobody is left to take the result
         except Exception as error:  # noqa: BLE001 - a result or error that cannot be pickled
-            conn.send((index, False, RuntimeError(f"task {index}: its result could not be sent back: {error!r}")))
+            try:
+                conn.send((index, False, RuntimeError(f"task {index}: its result could not be sent back: {error!r}")))
+            except OSError:
+                return

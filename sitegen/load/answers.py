@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitegen.core import model as m
+from sitegen.core.files import read_regular
 from sitegen.core.errors import Diagnostic
 from sitegen.core.errors import did_you_mean as _hint
 from sitegen.core.workers import ordered_map
@@ -210,7 +211,7 @@ def _cached(context: AnswersContext, task: AnswersTask, cache: CheckedAnswers | 
         return None
     path = context.root / task.name
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError:
         return None
     source = m.SourceFile(str(path), hashlib.sha256(data).hexdigest(), len(data))
@@ -290,7 +291,7 @@ def _read_answers(root: Path, name: str, out: Collector, files: dict[str, m.Sour
     """
     path = root / name
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError:
         data = None
     if data is not None:

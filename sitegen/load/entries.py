@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from sitegen.core.errors import Diagnostic, EntryError, RecordsError
+from sitegen.core.files import read_regular
 from sitegen.core.invisibles import HIDDEN, code_of
 from sitegen.core.model import Entry
 from sitegen.load.schemabasics import is_calendar_date
@@ -194,7 +195,7 @@ def load_entries(folder: Path) -> tuple[Entry, ...]:
         if bad_name is not None:
             problems.append(Diagnostic(path, None, None, None, bad_name, "entry.bad-name"))
             continue
-        data = file.read_bytes()
+        data = read_regular(file)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:

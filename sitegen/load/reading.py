@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Callable
 
 from sitegen.core import model as m
+from sitegen.core.files import read_regular
 from sitegen.core.errors import Diagnostic, RecordsError
 from sitegen.load.jsonread import JsonText, parse_json
 from sitegen.load.schema import validate
@@ -35,7 +36,7 @@ def read_file(root: Path, name: str, schema: str, out: Collector, files: dict[st
     path = root / name
     shown = str(path)
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except FileNotFoundError:
         out.file(shown, f"file is missing (expected the {schema} records here)", "record.file-missing")
         return None

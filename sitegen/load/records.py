@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Callable, ContextManager
 
 from sitegen.core import model as m
+from sitegen.core.files import read_regular
 from sitegen.core.errors import Diagnostic, RecordsError
 from sitegen.core.errors import did_you_mean as _hint
 from sitegen.load.answercache import CheckedAnswers
@@ -60,7 +61,7 @@ def _load(root: Path, jobs: int, unpacking: Callable[[], ContextManager], cache:
                 out.at(config_doc, f"/publish/{index}/record", f'published record "{published.record}" does not exist', "record.dangling-file")
     results_path = root / RESULTS_FILE
     if results_path.is_file():
-        data = results_path.read_bytes()
+        data = read_regular(results_path)
         files[RESULTS_FILE] = m.SourceFile(str(results_path), hashlib.sha256(data).hexdigest(), len(data))
         del data  # read again when needed: at scale it is the largest file, and most commands never look at it
 

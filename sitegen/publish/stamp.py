@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from sitegen.core.files import replace_quietly
+from sitegen.core.files import read_regular, replace_quietly
 from sitegen.publish.siteindex import site_stats
 from sitegen.render.pagecache import PageCache, folders_digest
 
@@ -67,7 +67,7 @@ def read_stamp(cache: PageCache) -> Stamp | None:
     if not cache.usable:
         return None
     try:
-        data = json.loads((cache.root / STAMP).read_bytes())
+        data = json.loads(read_regular(cache.root / STAMP))
         if data["format"] != FORMAT:
             return None
         files = tuple((str(p), int(s), int(t)) for p, s, t in data["files"])
