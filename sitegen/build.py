@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import os
 import time
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
@@ -371,7 +371,8 @@ def build_site(records_dir: Path, out: Path, *, jobs: int = 1, progress: Progres
         if inputs is not None:
             forget_stamp(pages_cache)  # the site they describe is about to be replaced
             forget_index(pages_cache)
-        manifest = write_site(_counting(pages, progress), target, published=published, extra_files=extra, staged=folder)
+        with closing(pages):  # on a failure, its workers are stopped before the staged folder they write in is removed
+            manifest = write_site(_counting(pages, progress), target, published=published, extra_files=extra, staged=folder)
         summary = BuildSummary(Path(out), sum(1 for f in manifest.files if f.path.endswith(".html")), len(published))
         if inputs is not None:
             with removed_meanwhile(folder, jobs=jobs):  # the old site, swapped into `folder`, goes meanwhile

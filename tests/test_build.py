@@ -277,6 +277,42 @@ def test_a_build_in_one_process_told_to_stop_writes_nothing(tmp_path, capsys, mo
     assert sorted(p.name for p in tmp_path.iterdir()) == ["records"], "nothing written, nothing staged"
 
 
+def test_a_build_failing_while_workers_render_stops_them_before_removing_what_they_write_in(tmp_path, capsys, monkeypatch):
+    """The workers write pages into the staged folder themselves: on a failure in the main process they must be stopped
+    before that folder is removed, or a page written after the removal leaves a staged folder behind."""
+    import multiprocessing
+
+    import sitegen.publish.site as site
+    from sitegen.core.errors import Diagnostic, PublicationError
+
+    records, out = _generated(tmp_path / "records"), tmp_path / "site"
+    assert main(["build", "-q", "--records", str(records), "--out", str(out), "--detail-runs", "1"]) == 0
+    before = tree(out)
+    capsys.readouterr()
+    checked_off, original = [0], site._Writer.check_off
+
+    def failing(self, item):  # a page the workers wrote, refused in the main process while they go on rendering
+        checked_off[0] += 1
+        if checked_off[0] == 30:
+            raise PublicationError([Diagnostic(item.path, None, None, None, "refused here", "test.refused")])
+        return original(self, item)
+
+    alive_at_removal: list = []
+    remove_tree = site.remove_tree
+
+    def removing(folder, **kwargs):
+        alive_at_removal.append(multiprocessing.active_children())
+        return remove_tree(folder, **kwargs)
+
+    monkeypatch.setattr(site._Writer, "check_off", failing)
+    monkeypatch.setattr(site, "remove_tree", removing)
+    code = main(["build", "-q", "--records", str(records), "--out", str(out), "--jobs", "2"])
+    assert (code, capsys.readouterr().err.count("refused here")) == (2, 1)
+    assert alive_at_removal == [[]], "no worker is left when the staged folder is removed"
+    assert tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records", "site"]
+
+
 def _epoch(day: datetime.date) -> str:
     return str(int(datetime.datetime(day.year, day.month, day.day, 12, tzinfo=datetime.timezone.utc).timestamp()))
 
