@@ -80,6 +80,7 @@ def test_a_killed_worker_is_a_typed_error_that_names_the_signal():
         list(ordered_map(_killed, range(5), jobs=2, context=None))
     assert isinstance(raised.value, SitegenError) and raised.value.exit_code == 1
     assert "killed by SIGKILL" in str(raised.value) and "memory" in str(raised.value)
+    assert "fewer --jobs" in str(raised.value), "what to do about it: fewer processes, less memory"
 
 
 def test_a_worker_that_exits_is_reported_with_its_status():

@@ -31,7 +31,9 @@ def _lost(process: Any, what: str) -> WorkerLost:
             name = signal.Signals(-code).name
         except ValueError:
             name = f"signal {-code}"
-        how = f"it was killed by {name}" + (" (the system sends it when memory runs out)" if -code == signal.SIGKILL else "")
+        how = f"it was killed by {name}" + (" (the system sends it when memory runs out; with fewer --jobs fewer processes "
+                                            "hold a copy of what they share, so the command needs less)"
+                                            if -code == signal.SIGKILL else "")
     else:
         how = f"it exited with status {code}"
     return WorkerLost(f"worker process {process.pid} {what}: {how}")
