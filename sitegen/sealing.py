@@ -51,8 +51,12 @@ def seal_publication(records_dir: Path, *, date: str) -> SealReport:
 
 
 def _replace(path: Path, data: bytes) -> None:
+    """Replace `path` by one rename, so a full disk or a killed process leaves the old file, never half a new one."""
     temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_bytes(data)
-    temporary.replace(path)
+    try:
+        temporary.write_bytes(data)
+        temporary.replace(path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 

@@ -219,6 +219,32 @@ def test_create_entry_refuses_to_overwrite(tmp_path):
     (problem,) = caught.value.diagnostics
     assert (problem.path, problem.code) == (str(path), "entry.exists") and "--slug" in problem.message
     assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name], "nothing else is left in the folder"
+
+
+_WRITE_WITH_A_SIZE_LIMIT = r"""
+import resource, signal, sys
+from pathlib import Path
+from sitegen.load.entries import create_entry
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit then fails (EFBIG) as on a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (16, 16))  # no file may grow past 16 bytes: an entry is longer
+try:
+    create_entry(Path(sys.argv[1]), category="test-cases", explains=None, date="2026-10-01", slug="full-disk")
+except OSError as error:
+    print(error.strerror)
+"""
+
+
+def test_a_new_entry_that_cannot_be_written_leaves_nothing_half_written(tmp_path):
+    """A half-written entry would stop the next build at its header: when the disk cannot take it (here a file size
+    limit, in a child process) there is no entry at all, and no temporary file either."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _WRITE_WITH_A_SIZE_LIMIT, str(tmp_path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "File too large", (done.stdout, done.stderr)
+    assert list(tmp_path.iterdir()) == [], "neither the entry nor a temporary file is left"
 
 
 @pytest.mark.parametrize("arguments, place, code, fragment", [

@@ -212,3 +212,26 @@ def test_the_chain_can_be_followed_by_hand_with_the_pages_commands(tmp_path, roo
     digest = next(b for b in blocks if b.startswith("python3 -c"))
     run_id = next(iter(json.loads(second)["results"]))
     assert sh(digest.replace(" RUN", f" {run_id}")).strip() == json.loads(second)["results"][run_id]
+
+
+_SEAL_WITH_A_SIZE_LIMIT = r"""
+import resource, signal, sys
+from sitegen.cli import main
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit then fails (EFBIG) as on a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))  # the stored SHA256SUMS and the log are longer
+sys.exit(main(["seal", "--records", sys.argv[1], "--date", "2026-12-01"]))
+"""
+
+
+def test_a_seal_that_cannot_be_written_leaves_the_records_as_they_were(root):
+    """Sealing writes the stored SHA256SUMS and the log beside, then renames them into place: when the disk cannot take
+    them (here a file size limit, in a child process) no half-written or temporary file is left among the records."""
+    import sys
+
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    done = subprocess.run([sys.executable, "-c", _SEAL_WITH_A_SIZE_LIMIT, str(root)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1 and "File too large" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    after = sorted(p.relative_to(root) for p in root.rglob("*"))
+    assert [p for p in after if p not in before] in ([], [Path("publications")]), "nothing written but maybe its empty folder"
+    assert not any((root / p).is_file() and p not in before for p in after)

@@ -184,6 +184,21 @@ def replace_quietly(target: Path, data: bytes) -> None:
             pass
 
 
+def write_new(target: Path, data: bytes) -> None:
+    """Put `data` at `target`, which must not exist yet (FileExistsError, and nothing written), whole or not at all: it is
+    written beside first and then linked into place, so a full disk or a killed process never leaves half a file there."""
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "xb") as file:
+            file.write(data)
+        os.link(temporary, target)  # refuses an existing target, as open(..., "x") would
+    finally:
+        try:
+            temporary.unlink()
+        except FileNotFoundError:
+            pass
+
+
 # wider than any file system's step of modification times (FAT: 2 s; Linux file systems: a tick)
 TIME_STEP_NS = 2 * 10**9
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from sitegen.core.errors import Diagnostic, EntryError, RecordsError
-from sitegen.core.files import read_regular
+from sitegen.core.files import read_regular, write_new
 from sitegen.core.invisibles import HIDDEN, code_of
 from sitegen.core.model import Entry
 from sitegen.load.schemabasics import is_calendar_date
@@ -258,8 +258,7 @@ def create_entry(
     target = folder / f"{stem}.md"
     text = render_entry(category=category, explains=explains, date=date, source=source)
     try:
-        with open(target, "x", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        write_new(target, text.encode("utf-8"))
     except FileExistsError:
         raise EntryExistsError([Diagnostic(str(target), None, None, None,
                                            "an entry of that name already exists; edit it, or name another with --slug",
