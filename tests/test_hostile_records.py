@@ -409,7 +409,7 @@ def test_a_number_of_5000_digits_is_a_located_syntax_error(tmp_path):
 _BUILD_IN_A_CHILD = "import sys; from sitegen.cli import main; sys.exit(main(['build', '--records', sys.argv[1], '--out', sys.argv[2]]))"
 
 
-@pytest.mark.parametrize("name", ["sitegen.json", "cases.json", "runs.json", "setups.json", "answers.json"])
+@pytest.mark.parametrize("name", ["sitegen.json", "cases.json", "runs.json", "setups.json", "answers.json", "results.json"])
 @pytest.mark.parametrize("kind", ["named pipe", "directory"])
 def test_a_records_file_that_is_not_a_regular_file_is_refused_not_waited_on(tmp_path, name, kind):
     """A named pipe would make reading it wait for a writer for ever; it is refused at once, placed at the file. The build

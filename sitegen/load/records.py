@@ -60,10 +60,14 @@ def _load(root: Path, jobs: int, unpacking: Callable[[], ContextManager], cache:
             if published.record != RESULTS_FILE and published.record not in files and not (root / published.record).is_file():
                 out.at(config_doc, f"/publish/{index}/record", f'published record "{published.record}" does not exist', "record.dangling-file")
     results_path = root / RESULTS_FILE
-    if results_path.is_file():
-        data = read_regular(results_path)
-        files[RESULTS_FILE] = m.SourceFile(str(results_path), hashlib.sha256(data).hexdigest(), len(data))
-        del data  # read again when needed: at scale it is the largest file, and most commands never look at it
+    if results_path.exists():  # missing, it is only not written yet (`sitegen score`); there, it must be readable
+        try:
+            data = read_regular(results_path)
+        except OSError as exc:
+            out.file(str(results_path), f"cannot read file: {exc.strerror}", "record.file-unreadable")
+        else:
+            files[RESULTS_FILE] = m.SourceFile(str(results_path), hashlib.sha256(data).hexdigest(), len(data))
+            del data  # read again when needed: at scale it is the largest file, and most commands never look at it
 
     setups = read_setups(setups_doc, out) if setups_doc else None
     suites, case_versions, pairs = read_cases(cases_doc, out) if cases_doc else ((), None, ())
