@@ -235,23 +235,6 @@ except OSError as error:
 """
 
 
-def test_a_new_entry_is_written_where_the_file_system_has_no_hard_links(tmp_path, monkeypatch):
-    import errno
-    import os
-
-    import sitegen.core.files as files
-
-    def no_links(source, target):
-        raise OSError(errno.EPERM, os.strerror(errno.EPERM))
-
-    monkeypatch.setattr(files.os, "link", no_links)
-    path = create_entry(tmp_path, category="test-cases", explains=None, date="2026-10-01", slug="no-links")
-    assert parse_entry(str(path), path.read_text(encoding="utf-8")).source == PLACEHOLDER_SOURCE
-    assert [p.name for p in tmp_path.iterdir()] == [path.name], "no temporary file is left"
-    with pytest.raises(EntryExistsError):
-        create_entry(tmp_path, category="test-cases", explains=None, date="2026-10-01", slug="no-links")
-
-
 def test_a_new_entry_that_cannot_be_written_leaves_nothing_half_written(tmp_path):
     """A half-written entry would stop the next build at its header: when the disk cannot take it (here a file size
     limit, in a child process) there is no entry at all, and no temporary file either."""

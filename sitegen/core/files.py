@@ -184,37 +184,16 @@ def replace_quietly(target: Path, data: bytes) -> None:
             pass
 
 
-# what link() says on a file system without hard links (some shared and removable ones)
-_NO_HARD_LINKS = frozenset({errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EXDEV, errno.EMLINK})
-
-
 def write_new(target: Path, data: bytes) -> None:
-    """Put `data` at `target`, which must not exist yet (FileExistsError, and nothing written), whole or not at all: it is
-    written beside first and then linked into place, so a full disk or a killed process never leaves half a file there.
-    Where the file system has no hard links it is made in place and removed again if writing it fails."""
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "xb") as file:
+    """Put `data` at `target`, which must not exist yet (FileExistsError, and nothing written), whole or not at all: a
+    write that fails (a full disk) removes the file it made, so no half-written file is left there."""
+    with open(target, "xb") as file:
+        try:
             file.write(data)
-        try:
-            os.link(temporary, target)  # refuses an existing target, as open(..., "x") would
-        except FileExistsError:
+            file.flush()
+        except BaseException:
+            os.unlink(target)
             raise
-        except OSError as error:
-            if error.errno not in _NO_HARD_LINKS:
-                raise
-            with open(target, "xb") as file:
-                try:
-                    file.write(data)
-                    file.flush()
-                except BaseException:
-                    os.unlink(target)
-                    raise
-    finally:
-        try:
-            temporary.unlink()
-        except FileNotFoundError:
-            pass
 
 
 # wider than any file system's step of modification times (FAT: 2 s; Linux file systems: a tick)

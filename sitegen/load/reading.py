@@ -28,6 +28,10 @@ class Collector:
     def file(self, path: str, message: str, code: str) -> None:
         self.diagnostics.append(Diagnostic(path, None, None, None, message, code))
 
+    def unreadable(self, path: str, error: OSError) -> None:
+        """A records file that is there but cannot be read (no permission, a folder, a named pipe: core/files.open_regular)."""
+        self.file(path, f"cannot read file: {error.strerror}", "record.file-unreadable")
+
 
 def read_file(root: Path, name: str, schema: str, out: Collector, files: dict[str, m.SourceFile], *,
           internal: frozenset[str] = frozenset(), checked: Callable[[object], object] | None = None) -> JsonText | None:
@@ -41,7 +45,7 @@ def read_file(root: Path, name: str, schema: str, out: Collector, files: dict[st
         out.file(shown, f"file is missing (expected the {schema} records here)", "record.file-missing")
         return None
     except OSError as exc:
-        out.file(shown, f"cannot read file: {exc.strerror}", "record.file-unreadable")
+        out.unreadable(shown, exc)
         return None
     files[name] = m.SourceFile(shown, hashlib.sha256(data).hexdigest(), len(data))
     doc, problems = parse_json(shown, data)

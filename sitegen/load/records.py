@@ -64,7 +64,7 @@ def _load(root: Path, jobs: int, unpacking: Callable[[], ContextManager], cache:
         try:
             data = read_regular(results_path)
         except OSError as exc:
-            out.file(str(results_path), f"cannot read file: {exc.strerror}", "record.file-unreadable")
+            out.unreadable(str(results_path), exc)
         else:
             files[RESULTS_FILE] = m.SourceFile(str(results_path), hashlib.sha256(data).hexdigest(), len(data))
             del data  # read again when needed: at scale it is the largest file, and most commands never look at it

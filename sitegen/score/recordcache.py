@@ -1,9 +1,9 @@
 """Entries of the results record read before, kept packed by the SHA-256 of their bytes, so a build reads only new ones.
 
-The record is laid out by sitegen (results.results_pieces): its head, then each run's entry, then its tail. A build with
-a cache cuts the record at those joints, and takes each entry whose bytes it read before (under the SHA-256 of
-sitegen's own code and of the entry's bytes) packed as it was kept; every other entry is read and checked alone, as
-the only run of a record with the same head and tail. A record not laid out so, or any entry with a problem, or one
+The record is laid out by sitegen (results.results_pieces): its head, then each run's entry, then its tail. A build
+cuts the record at those joints (read_by_entry) and, with a cache, takes each entry whose bytes it read before (under
+the SHA-256 of sitegen's own code and of the entry's bytes) packed as it was kept; every other entry is read and checked
+alone, as the only run of a record with the same head and tail. A record not laid out so, or any entry with a problem, or one
 run twice, is read whole as without a cache, so every problem is placed as always. An entry carries its own SHA-256
 and is checked on every read; one that fails it, or is not shaped as a packed result with its digest (ResultSpool.digest,
 which keys a run's verification and pages: kept, so an unchanged entry is not unpacked to take it), is ignored and
@@ -37,10 +37,6 @@ class RecordEntries:
 
     root: Path
     source: bytes
-
-    def read(self, data: bytes, *, path: str, unpacking: Callable[[], ContextManager]) -> ResultSpool:
-        """The record as read_results reads it, each entry read before taken from here, each new one kept."""
-        return read_by_entry(data, path=path, unpacking=unpacking, kept=self)
 
     def key(self, entry: bytes | memoryview) -> str:
         """The key of an entry's bytes: the SHA-256 of sitegen's own code and of them."""
