@@ -64,7 +64,7 @@ def matched_in_rows(html: str, body: str, sid: str) -> set[str]:
     found = set()
     rows = re.findall(rf'<tr id="{sid}-f-[^"]+">(.*?)</tr>', body, re.S)
     # a stage whose every finding is judged and worded as an earlier row lists them, each linking that row
-    rows += [f'<td colspan="2" class="again"><a href="#{target}">' for target in re.findall(rf'<li id="{sid}-f-[^"]+">.*?: <a href="#([^"]+)">[^<]*</a></li>', body)]
+    rows += [f'<td colspan="2" class="again"><a href="#{target}">' for target in re.findall(rf'<li id="{sid}-f-[^"]+">.*?: <a href="#([^"]+)">[^<]*</a>[^<]*</li>', body)]
     for row in rows:
         alike = re.search(r'<td colspan="2" class="again">[^<]*<a href="#([^"]+)">', row)
         if alike:
@@ -165,8 +165,10 @@ def test_a_listed_observation_of_two_stages_links_each_on_the_page(site):
 
 def test_a_row_an_earlier_row_shows_says_so_in_a_few_words(site):
     """"Kind, rules, evidence and wording as finding X above." was written on every such row (often half the rows)."""
-    for lang, words, alike in (("en", r'As <a href="#[^"]+">[^<]+</a> above\.', r'Judged and worded as <a href="#[^"]+">[^<]+</a> above\.'),
-                               ("sv", r'Som <a href="#[^"]+">[^<]+</a> ovan\.', r'Bedömt och formulerat som <a href="#[^"]+">[^<]+</a> ovan\.')):
+    for lang, words, alike in (("en", r'As <a href="#[^"]+">[^<]+</a>(?: in repetition \d+)? above\.',
+                                r'Judged and worded as <a href="#[^"]+">[^<]+</a>(?: in repetition \d+)? above\.'),
+                               ("sv", r'Som <a href="#[^"]+">[^<]+</a>(?: i upprepning \d+)? ovan\.',
+                                r'Bedömt och formulerat som <a href="#[^"]+">[^<]+</a>(?: i upprepning \d+)? ovan\.')):
         pages = case_run_pages(site, lang)
         again = [cell for html in pages.values() for cell in re.findall(r'<td class="again">(.*?)</td>', html)]
         assert all(re.fullmatch(words, cell) for cell in again), again[:3]
@@ -192,7 +194,7 @@ def test_a_row_repeating_an_earlier_rows_content_with_another_verdict_gives_its_
     (rep,) = bundle.runs[0].repetitions
     (_, verdict), = rep.verdicts
     assert [v.category for v in verdict.findings] == ["matched", "duplicate"]
-    assert rep.earlier == {("r1-reviewer", "f2"): ("r1-reviewer-f-f1", "f1", False)}
+    assert rep.earlier == {("r1-reviewer", "f2"): ("r1-reviewer-f-f1", "f1", False, None)}
     catalogs = load_catalogs(root / "locales", ["sv", "en"])
     for lang, again, alike in (("en", "As", "Judged and worded as"), ("sv", "Som", "Bedömt och formulerat som")):
         renderer = Renderer(lang, catalogs[lang], templates=root / "templates", config=records.config, languages=("sv", "en"),
@@ -217,8 +219,30 @@ def test_a_stage_whose_every_finding_an_earlier_row_shows_judged_alike_lists_the
                 for table in re.findall(r'<table class="findings stack">(.*?)</table>', body, re.S):
                     rows = re.findall(r'<tr id="[^"]+">(.*?)</tr>', table, re.S)
                     assert not all('<td colspan="2" class="again">' in row for row in rows), (path, sid)
-                for item, target in re.findall(rf'<li id="({sid}-f-[^"]+)">.*?: <a href="#([^"]+)">[^<]*</a></li>', body):
+                for item, target in re.findall(rf'<li id="({sid}-f-[^"]+)">.*?: <a href="#([^"]+)">[^<]*</a>[^<]*</li>', body):
                     row = re.search(rf'<tr id="{target}">(.*?)</tr>', html, re.S).group(1)
                     assert 'class="st-' in row and re.search(r"<p[ >][^<]", row), (path, item, target)
                     listed += 1
     assert listed > 10
+
+
+# a link from one row to another: the row's id, then the link's words up to and after it (up to the end of the cell or item)
+_LINKS = re.compile(r'<(?:tr|li) id="(r\d+)-[^"]*"[^>]*>(?:(?!</tr>|</li>).)*?(As|Som|Judged and worded as|Bedömt och formulerat som'
+                    r'|as shown for|som visas för|: )\s?<a href="#(r\d+)-[^"]+">[^<]+</a>([^<]*)', re.S)
+
+
+def test_a_link_to_a_row_of_another_repetition_names_that_repetition(site):
+    """The same finding ids recur in every repetition: "As r2-f2 above" in repetition 2, linking repetition 1's r2-f2,
+    read as repetition 2's own r2-f2, which may be just below. A link to a row of another repetition says which; a link
+    within the repetition says nothing more."""
+    named = plain = 0
+    for lang, word in (("en", "in repetition"), ("sv", "i upprepning")):
+        for path, html in case_run_pages(site, lang).items():
+            for own, _, target, after in _LINKS.findall(html):
+                if own == target:
+                    assert word not in after, (path, own, after)
+                    plain += 1
+                else:
+                    assert after.startswith(f" {word} {target[1:]}"), (path, own, target, after)
+                    named += 1
+    assert named > 10 and plain > 10, (named, plain)

@@ -15,7 +15,6 @@ from sitegen.core.model import (
     CaseResult,
     CaseVersion,
     EngineAnswer,
-    FindingVerdict,
     Observation,
     Pair,
     Records,
@@ -24,6 +23,7 @@ from sitegen.core.model import (
 )
 from sitegen.render.environment import Page, Renderer, case_path, repetition_anchor
 from sitegen.render.passages import passage_lines
+from sitegen.render.shown import repeated, shown_before
 from sitegen.render.templating import escape_output
 from sitegen.score.measures.base import Reason
 from sitegen.score.measures.registry import MEASURES
@@ -48,12 +48,14 @@ class RepetitionInput:
     reasons: Mapping[Observation, Reason] = field(default_factory=dict)
     # an earlier repetition whose answer (and rerun) the engine repeated exactly, judged alike: its tables are not repeated
     same_as: int | None = None
-    # (section id, finding id) -> (row id, finding id, judged alike) of an earlier finding on the page with the same kind,
-    # rules, flag, evidence and wording, which the row then links to instead of repeating them, and whether that row's
-    # verdict is this one's too, so the row need not give it either (shown_before)
-    earlier: Mapping[tuple[str, str], tuple[str, str, bool]] = field(default_factory=dict)
-    # (section id, finding id) -> (row id, finding id) of an earlier row showing the same excerpt, linked instead (shown_before)
-    quoted: Mapping[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    # (section id, finding id) -> (row id, finding id, judged alike, repetition) of an earlier finding on the page with the
+    # same kind, rules, flag, evidence and wording, which the row then links to instead of repeating them, whether that
+    # row's verdict is this one's too, so the row need not give it either, and that row's repetition when it is another
+    # one's (None in the same repetition), which the link names: the same finding id is mostly in every repetition (shown_before)
+    earlier: Mapping[tuple[str, str], tuple[str, str, bool, int | None]] = field(default_factory=dict)
+    # (section id, finding id) -> (row id, finding id, repetition) of an earlier row showing the same excerpt, linked
+    # instead, its repetition named as in `earlier` (shown_before)
+    quoted: Mapping[tuple[str, str], tuple[str, str, int | None]] = field(default_factory=dict)
 
     @cached_property
     def reviewers(self) -> Mapping[str, str]:
@@ -162,8 +164,8 @@ class CaseRows:
         self._alike: dict[tuple, Any] = {}
 
     def tables(self, verdict: StageVerdict, stage: str, section_id: str, reviewers: Mapping[str, str],
-               marks: Mapping[tuple[str, str], str], earlier: Mapping[tuple[str, str], tuple[str, str, bool]],
-               quoted: Mapping[tuple[str, str], tuple[str, str]]) -> Markup:
+               marks: Mapping[tuple[str, str], str], earlier: Mapping[tuple[str, str], tuple[str, str, bool, int | None]],
+               quoted: Mapping[tuple[str, str], tuple[str, str, int | None]]) -> Markup:
         """A stage's verdicts against the key, joined here from their remembered rows (a loop in the template cost several
         template calls per row, on the build's most numerous pages): how many expected findings were matched, in one line
         (each matched finding's row names the expected finding and the evidence); a table of those missed, with why; the findings,
@@ -206,11 +208,12 @@ class CaseRows:
         """
         return _in_section(self._expected, (verdict, mark), section_id, lambda: self._macros.expected_row(verdict, _SECTION, mark))
 
-    def finding(self, verdict: Any, stage: str, reviewers: Mapping[str, str], quoted: tuple[str, str] | None = None) -> Any:
+    def finding(self, verdict: Any, stage: str, reviewers: Mapping[str, str], quoted: tuple[str, str, int | None] | None = None) -> Any:
         """A finding's row after its opening tag, which is the only part that names the section.
 
         `reviewers` are the repetition's RepetitionInput.reviewers (or rerun_reviewers): who gave each finding. `quoted`:
-        the row (id, finding id) that shows the same excerpt earlier on the page, linked instead of showing it again.
+        the row (id, finding id, repetition if another) that shows the same excerpt earlier on the page, linked instead of
+        showing it again.
         """
         finding = verdict.finding
         who = reviewers.get(finding.id) if stage == "reviewer" else None
@@ -222,9 +225,11 @@ class CaseRows:
                                                                      quoted + (lines,) if quoted and lines else None)
         return found
 
-    def finding_again(self, verdict: Any, stage: str, reviewers: Mapping[str, str], target: tuple[str, str, bool]) -> Any:
+    def finding_again(self, verdict: Any, stage: str, reviewers: Mapping[str, str],
+                      target: tuple[str, str, bool, int | None]) -> Any:
         """A finding's row (after its opening tag) whose content an earlier row on the page shows (`target`: that row's id,
-        finding id and whether its verdict is this one's): its verdict, unless the same, and a link there."""
+        finding id, whether its verdict is this one's, and its repetition if another): its verdict, unless the same, and a
+        link there."""
         finding = verdict.finding
         who = reviewers.get(finding.id) if stage == "reviewer" else None
         key = (verdict, stage, who, target)
@@ -233,13 +238,14 @@ class CaseRows:
             found = self._again[key] = self._macros.finding_again(verdict, stage, who, *target)
         return found
 
-    def finding_alike(self, verdict: Any, stage: str, reviewers: Mapping[str, str], target: tuple[str, str, bool]) -> Any:
+    def finding_alike(self, verdict: Any, stage: str, reviewers: Mapping[str, str],
+                      target: tuple[str, str, bool, int | None]) -> Any:
         """A finding's list item (after its opening tag) in a stage whose every finding an earlier row shows, judged alike."""
         who = reviewers.get(verdict.finding.id) if stage == "reviewer" else None
         key = (verdict.finding, stage, who, target)
         found = self._alike.get(key)
         if found is None:
-            found = self._alike[key] = self._macros.finding_alike(verdict.finding, stage, who, *target[:2])
+            found = self._alike[key] = self._macros.finding_alike(verdict.finding, stage, who, target[0], target[1], target[3])
         return found
 
     def _excerpt(self, quote: str | None, lines: tuple[int, int] | None) -> tuple[Any, tuple[int, int] | None, bool]:
@@ -307,67 +313,10 @@ def collect_case(
             why = reasons.reasons(run.id, shown) if reasons is not None and shown else {}
             made = RepetitionInput(rep, run_states.get((cv_id, rep)), found.get((cv_id, rep)), answer, stage_verdicts, rerun_verdicts,
                                    shown, why)
-            twin = _repeated(made, reps)
+            twin = repeated(made, reps)
             reps.append(made if twin is None else replace(made, same_as=twin))
         run_inputs.append(CaseRunInput(run, stages, outcomes.get(run.id), shown_before(reps, cv.document)))
     return CaseInput(cv, pairs, tuple(run_inputs))
-
-
-def shown_before(reps: Iterable[RepetitionInput], document: str = "") -> tuple[RepetitionInput, ...]:
-    """Each repetition with `earlier` filled in, in the order the page shows sections: repetitions, then the answer's
-    stages, then the rerun's. A report finding usually repeats the reviewer finding it was merged from, and a repetition
-    mostly repeats the one before: such a row links to the first row with the same content, and names its verdict unless
-    that row's is the same (the verdict but the finding: category, expected finding, evidence, quote found, duplicates).
-    A row that shows its own content but whose excerpt of `document` (passage_lines: the same lines, marked alike) an
-    earlier row shows links to that row instead of showing the same lines again."""
-    first: dict[tuple, str] = {}
-    first_quote: dict[tuple, tuple[str, str]] = {}
-    done = []
-    for rep in reps:
-        if rep.same_as is not None:
-            done.append(rep)
-            continue
-        earlier: dict[tuple[str, str], tuple[str, str, bool]] = {}
-        quoted: dict[tuple[str, str], tuple[str, str]] = {}
-        anchor = repetition_anchor(rep.repetition)
-        sections = [(repetition_anchor(rep.repetition, stage), verdict) for stage, verdict in rep.verdicts]
-        sections += [(f"{anchor}-rerun-{stage}", verdict) for stage, verdict in rep.rerun_verdicts]
-        for section_id, verdict in sections:
-            for v in verdict.findings:
-                f = v.finding
-                content = (f.kind, f.rule, f.supporting_rules, f.missing, f.quote, f.location, f.wording)
-                judged = _judged(v)
-                row = first.setdefault(content, (f"{section_id}-f-{f.id}", f.id, judged))
-                if row[0] != f"{section_id}-f-{f.id}":
-                    earlier[(section_id, f.id)] = (row[0], row[1], row[2] == judged)
-                elif v.quote_found is not False and (f.quote is not None or f.location is not None):
-                    marked = passage_lines(document, f.quote, f.location)
-                    shown = first_quote.setdefault(marked, row[:2]) if marked else row[:2]
-                    if shown[0] != row[0]:
-                        quoted[(section_id, f.id)] = shown
-        done.append(replace(rep, earlier=earlier, quoted=quoted) if earlier or quoted else rep)
-    return tuple(done)
-
-
-def _judged(v: FindingVerdict) -> tuple:
-    """What a finding's row shows of its verdict, by name, so a reordered verdict cannot make two rows seem alike."""
-    return (v.category, v.key_finding, v.evidence, v.quote_found, v.duplicate_of)
-
-
-def _repeated(rep: RepetitionInput, earlier: Iterable[RepetitionInput]) -> int | None:
-    """The first earlier repetition with the same answer and rerun, judged alike and marked alike, if any.
-
-    Its tables would be the same rows again (verdicts follow from the answer, the key and the scorer); the page shows
-    them once and says so. The marks (GROUNDING's result for each first miss) are compared too, as they are part of a row.
-    """
-    if rep.answer is None or not rep.verdicts:
-        return None
-    for other in earlier:
-        if other.same_as is None and other.answer is not None and other.verdicts == rep.verdicts \
-                and other.rerun_verdicts == rep.rerun_verdicts and other.answer.answer == rep.answer.answer \
-                and other.answer.rerun == rep.answer.rerun and other.marks == rep.marks:
-            return other.repetition
-    return None
 
 
 def pairs_by_case(records: Records) -> Mapping[str, tuple[tuple[Pair, str], ...]]:
