@@ -606,6 +606,39 @@ def test_a_run_whose_answers_changed_is_verified_again_and_refused(workspace, mo
     assert any(d.code in ("seal.changed", "results.stale") for d in raised.value.diagnostics)
 
 
+def test_runs_verified_before_are_not_unpacked_to_check_their_scorer_version(workspace, monkeypatch):
+    """A run whose verification the cache holds was scored with this very entry, scorer version included: checking the
+    record after a verification taken whole from the cache unpacks no run's recorded results."""
+    from sitegen.load.spool import ResultSpool
+
+    ws = dict(workspace, monkeypatch=monkeypatch)
+    cache, out = ws["root"] / "cache", ws["root"] / "site"
+    build.build_site(ws["records"], out, cache=cache)
+    (cache / "build.json").unlink()  # so the build does not stop early: the records are read and verified
+    unpacked: list[str] = []
+    verifying: list[bool] = []
+    getitem, verify_phase = ResultSpool.__getitem__, build.verify_phase
+
+    def counted_get(spool, run):
+        if verifying:
+            unpacked.append(run)
+        return getitem(spool, run)
+
+    def counted_verify(*args, **kwargs):
+        verifying.append(True)
+        try:
+            return verify_phase(*args, **kwargs)
+        finally:
+            verifying.clear()
+
+    monkeypatch.setattr(ResultSpool, "__getitem__", counted_get)
+    monkeypatch.setattr(build, "verify_phase", counted_verify)
+    scoring = Scoring(monkeypatch)
+    build.build_site(ws["records"], out, cache=cache)
+    assert scoring.runs == [] and unpacked == [], unpacked
+    assert tree(out) == tree(_full_build(ws))
+
+
 def _inodes(folder: Path) -> dict[str, int]:
     return {p.relative_to(folder).as_posix(): p.stat().st_ino for p in folder.rglob("*") if p.is_file()}
 

@@ -6,7 +6,7 @@ import difflib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Collection, Iterator, Mapping
 
 from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic, PublicationError, UsageError, did_you_mean
@@ -162,7 +162,7 @@ def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *,
                           reproduced=(lambda run, found: cache.put(keys[run.id], found)) if cache is not None else None,
                           compared=Compared(records, keys, comparisons, regressions_only=not keep_all_changes)
                           if comparisons is not None else None)
-    _raise_problems(records, recorded, verified.differences, verified.seal_changes)
+    _raise_problems(records, recorded, verified.differences, verified.seal_changes, known=known.keys())
     return verified
 
 
@@ -241,7 +241,8 @@ def _locator(records: m.Records) -> Callable[[str | None, str, str], Diagnostic]
 
 
 def _raise_problems(records: m.Records, recorded: Mapping[str, m.RunResult], differences: Mapping[str, Difference | None],
-                    seal_changes: Mapping[str, tuple[SealChange, ...]]) -> None:
+                    seal_changes: Mapping[str, tuple[SealChange, ...]], known: Collection[str] = ()) -> None:
+    """Every problem at once; a run `known` (verified before with this very entry) had its scorer version checked then."""
     at = _locator(records)
     problems = locate_seal_changes(records, seal_changes)
     index = {run_id: i for i, run_id in enumerate(recorded)}
@@ -249,7 +250,7 @@ def _raise_problems(records: m.Records, recorded: Mapping[str, m.RunResult], dif
         if run.id not in recorded:
             problems.append(at(None, f"published run {run.id} has no results; run `sitegen score {run.id}`", "results.missing-run"))
             continue
-        if recorded[run.id].scorer_version != run.scorer_version:
+        if run.id not in known and recorded[run.id].scorer_version != run.scorer_version:
             problems.append(at(f"/runs/{index[run.id]}/scorer_version",
                                f"run {run.id} was scored with scorer v{recorded[run.id].scorer_version}, but runs.json names "
                                f"v{run.scorer_version}", "results.scorer-version"))
