@@ -242,7 +242,6 @@ def _locator(records: m.Records) -> Callable[[str | None, str, str], Diagnostic]
 
 def _raise_problems(records: m.Records, recorded: Mapping[str, m.RunResult], differences: Mapping[str, Difference | None],
                     seal_changes: Mapping[str, tuple[SealChange, ...]], known: Collection[str] = ()) -> None:
-    """Every problem at once; a run `known` (verified before with this very entry) had its scorer version checked then."""
     at = _locator(records)
     problems = locate_seal_changes(records, seal_changes)
     index = {run_id: i for i, run_id in enumerate(recorded)}
@@ -250,7 +249,7 @@ def _raise_problems(records: m.Records, recorded: Mapping[str, m.RunResult], dif
         if run.id not in recorded:
             problems.append(at(None, f"published run {run.id} has no results; run `sitegen score {run.id}`", "results.missing-run"))
             continue
-        if run.id not in known and recorded[run.id].scorer_version != run.scorer_version:
+        if run.id not in known and recorded[run.id].scorer_version != run.scorer_version:  # known: checked with this entry
             problems.append(at(f"/runs/{index[run.id]}/scorer_version",
                                f"run {run.id} was scored with scorer v{recorded[run.id].scorer_version}, but runs.json names "
                                f"v{run.scorer_version}", "results.scorer-version"))
