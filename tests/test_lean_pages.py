@@ -113,7 +113,7 @@ def test_an_observation_of_a_pair_of_repetitions_is_explained_once_under_its_fir
         html = case_run_pages(site)[f"{lang}/cases/cu/cure-unchecked/2026-09-16-release.html"]
         r1 = html[html.index('<h2 id="r1"'):html.index('<h2 id="r2"')]
         r2 = html[html.index('<h2 id="r2"'):html.index('<h2 id="r3"')]
-        pair = "repetition 1–2" if lang == "en" else "upprepning 1–2"
+        pair = "repetitions 1 and 2" if lang == "en" else "upprepning 1 och 2"
         # one observation per stage, explained in the first repetition; in the second one line names both stages, linked there
         assert r1.count(pair) == 2 and r2.count(pair) == 1
         assert r2.count(words) == 1 and '<h3 id="r1-why">' in r1

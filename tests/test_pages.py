@@ -713,11 +713,11 @@ def test_case_run_page_says_why_each_observation_did_not_pass(site):
     assert "passage not pointed at" in why2 and "checker-missing" in why2
     assert '<span class="detail" lang="en">The quote &lt;b&gt;missed&lt;/b&gt;.</span>' in why2  # the record's own words, escaped
     assert 'href="#r2-reviewer"' in why2
-    # a stability observation compares two repetitions: both show it, as a span with an en dash; the first explains it,
-    # the second links there
+    # a stability observation compares two repetitions: both show it, naming the pair (not a span: "1–3" would take in
+    # 2); the first explains it, the second links there
     for section in (r1, r2):
         why = section[section.index('-why"'):]
-        assert "repetition 1–2" in why[: why.index("</ul>")]
+        assert "repetitions 1 and 2" in why[: why.index("</ul>")]
     why1 = r1[r1.index('-why"'):]
     assert "number of flaws" in why1[: why1.index("</ul>")]
     assert 'explained under <a href="#r1-why">repetition 1</a>' in why2
@@ -848,3 +848,33 @@ def test_the_downloads_page_lists_exactly_the_files_it_is_given(records_dir, con
     listed = set(re.findall(r'href="(?:\.\./)*downloads/([^"]+)"', pages["en/downloads.html"].decode()))
     assert listed - {"SHA256SUMS"} == {"only-this.json"}
     assert hashlib.sha256(b'{"x": 1}\n').hexdigest() in pages["en/downloads.html"].decode()
+
+
+def test_a_pair_of_repetitions_is_named_as_a_pair_never_as_a_span(site):
+    """IDENTICAL_INPUT_STABILITY observes each unordered pair of repetitions (METHOD.md): the pair 1-3 is repetitions 1
+    and 3, and "repetition 1–3" read as a span would take in repetition 2, which the observation does not look at."""
+    named = 0
+    for path, data in site.items():
+        if not path.endswith(".html"):
+            continue
+        html = data.decode()
+        assert not re.search(r"[Rr]epetitions? \d+–\d+(?!\d)[^:]", html.replace("Repetitions ", "")), path
+        assert not re.search(r"upprepning \d+–\d+", html), path
+        named += len(re.findall(r"repetitions (\d) and (\d)|upprepning (\d) och (\d)", html))
+    assert named > 10
+
+
+def test_the_reruns_stages_are_headed_below_the_reruns_heading_and_no_level_is_skipped(site):
+    """A rerun's stages were h3 like the repetition's own, so the outline showed the rerun's "Reviewers" beside the
+    answer's: now h4 under the h3 "The rerun's answer", and no page skips a heading level going down."""
+    reruns = 0
+    for path, data in site.items():
+        if "/cases/" not in path or path.endswith("index.html") or not path.endswith(".html"):
+            continue
+        html = data.decode()
+        for section_id, level in re.findall(r'<section id="([^"]+)" class="stage">\n<h(\d)>', html):
+            assert level == ("4" if "-rerun-" in section_id else "3"), (path, section_id, level)
+            reruns += "-rerun-" in section_id
+        levels = [int(h) for h in re.findall(r"<h(\d)[ >]", html)]
+        assert all(b <= a + 1 for a, b in zip(levels, levels[1:])), (path, levels)
+    assert reruns > 0
