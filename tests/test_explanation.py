@@ -150,6 +150,8 @@ def test_identical_input_stability_the_repetitions_disagree(capsys, records):
     assert set(outcomes.values()) == {True, False}, "some repetitions match it and some do not"
     (odd,) = [rep for rep, ok in outcomes.items() if not ok]
     assert "the key expects something wholly absent" in parts[(odd, "reviewer")]
+    assert "quotes or locates a passage where nothing is to be quoted" in parts[(odd, "reviewer")]
+    assert "does not point at the passage" not in parts[(odd, "reviewer")]  # it has none
     assert re.search(r'closest finding \S+, quotes "', parts[(odd, "reviewer")]), "the odd repetition quoted a sentence"
 
 

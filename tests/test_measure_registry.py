@@ -20,7 +20,7 @@ from sitegen.render.catalogs import load_catalogs
 from sitegen.render.environment import Renderer, _reason_word
 from sitegen.score.measures import grounding
 from sitegen.score.measures.base import Difference, Reason
-from sitegen.score.measures.registry import EXAMPLE_CASES, MEASURE_FUNCTIONS, MEASURES, REASON_WORDS, REGISTRY, TITLES
+from sitegen.score.measures.registry import EXAMPLE_CASES, MEASURE_FUNCTIONS, MEASURES, REASON_WORDS, REASON_WORDS_ABSENT, REGISTRY, TITLES
 from sitegen.score.scoring import observe_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,7 +80,7 @@ def test_the_templates_carry_no_measure_title_or_reason_word_of_their_own():
 
 
 def test_every_title_and_reason_word_is_in_the_catalog_template_and_translated_in_every_language():
-    msgids = set(TITLES.values()) | set(REASON_WORDS.values())
+    msgids = set(TITLES.values()) | set(REASON_WORDS.values()) | set(REASON_WORDS_ABSENT.values())
     with (LOCALES / "sitegen.pot").open("rb") as f:
         template = {message.id for message in read_po(f) if message.id}
     assert msgids <= template, sorted(msgids - template)

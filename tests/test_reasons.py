@@ -247,3 +247,50 @@ def test_pages_with_the_passes_reasons_are_those_with_reasons_derived_again(reco
     derived = {p.path: p.data for p in pages}
     assert with_pass == derived
     assert with_pass["sv/runs/2026-09-16-release.html"] == (site / "sv" / "runs" / "2026-09-16-release.html").read_bytes()
+
+
+def test_a_miss_of_something_wholly_absent_speaks_of_no_passage(records, reason_text):
+    """METHOD.md: an expected finding without a passage is matched by quoting nothing. Its miss said "does not point at
+    the passage of" it, beside a key row saying it has none: the reason now says so (the record's detail, sealed, is kept),
+    and a miss of an expected finding with a passage keeps its words."""
+    recorded = read_results(records.results_json)
+    seen = {True: 0, False: 0}
+    for run_id, result in recorded.items():
+        reasons = derive_reasons(records, run_id, {o.case_version for o in result.observations})
+        for o in result.observations:
+            if o.measure != "GROUNDING":
+                continue
+            why = reasons[o]
+            key = {e.id: e for e in records.case_versions[o.case_version].key.expected}[why.expected]
+            absent = key.passage is None
+            assert why.params.get("no_passage", False) is absent
+            seen[absent] += 1
+            code = why.miss if why.code == "rerun.crashed" else why.code
+            words = {lang: " ".join(re.sub(r"<[^>]+>", " ", str(reason_text[lang](o, why, run_id))).split())
+                     for lang in ("sv", "en")}
+            if absent:
+                assert not re.search(r"passage of|its passage", words["en"]), words
+                assert not re.search(r"textstället för|dess textställe", words["sv"]), words
+                if code == "evidence":
+                    assert "nothing is to be quoted" in words["en"] and "inget ska citeras" in words["sv"], words
+            elif code in ("evidence", "kind", "nothing"):
+                assert re.search(r"passage of|its passage", words["en"]), words
+                assert re.search(r"textstället för|dess textställe", words["sv"]), words
+    assert seen[True] and seen[False], seen
+
+
+def test_a_missed_row_of_something_wholly_absent_speaks_of_no_passage(site):
+    """A case-run page's row of a missed expected finding without a passage says what the closest finding did instead of
+    "passage not pointed at"."""
+    rows = 0
+    for lang, absent, wrong, right in (
+            ("en", "No passage: the expected finding is that something is wholly absent.", "passage not pointed at",
+             "quotes or locates a passage where nothing is to be quoted"),
+            ("sv", "Inget textställe: det förväntade fyndet är att något saknas helt.", "textstället pekas inte ut",
+             "citerar eller pekar ut ett textställe där inget ska citeras")):
+        for page in (site / lang / "cases").rglob("*.html"):
+            for row in re.findall(r"<tr id=[^>]*><th><a href=\"index.html#key-.*?</tr>", page.read_text(), re.S):
+                if absent in row:
+                    assert wrong not in row, (page, row)
+                    rows += right in row
+    assert rows > 0

@@ -11,7 +11,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from sitegen.core.invisibles import codes_as_text
-from sitegen.score.measures.registry import MEASURES, REASON_WORDS, TITLES
+from sitegen.score.measures.registry import MEASURES, REASON_WORDS, REASON_WORDS_ABSENT, TITLES
 from sitegen.render.formatting import LocaleFormat
 from sitegen.render.links import LINKS, PageLinks, case_path, repetition_anchor
 from sitegen.render.reasons import REASON_FORMS, pair_reading
@@ -102,6 +102,8 @@ class Renderer:
         gettext = env.globals["_"]
         env.globals["measure_title"] = Memo(lambda measure: gettext(TITLES[measure]) if measure in TITLES else escape(measure))
         env.globals["reason_word"] = Memo(lambda code: _reason_word(gettext, code))
+        env.globals["reason_word_absent"] = Memo(lambda code: gettext(REASON_WORDS_ABSENT[code]) if code in REASON_WORDS_ABSENT
+                                                 else env.globals["reason_word"][code])
         env.globals["word"] = Words(env.get_template("macros.html.j2").module, env.globals)
         self.env = env
         self.case_rows = env.get_template("case_rows.html.j2").module  # after `word`: a module sees the globals of its making
@@ -234,6 +236,7 @@ class Words:
         self.stage = Memo(macros.stage_name)
         self.evidence = Memo(macros.evidence_word)
         self.reason = made["reason_word"]
+        self.reason_absent = made["reason_word_absent"]  # when the expected finding has no passage
         self.measure = made["measure_title"]
         self.result = Memo(macros.result_word)
         self.first_miss = Memo(macros.first_miss_word)

@@ -100,7 +100,7 @@ def _stage_lines(verdicts, run, cv, answer, stage, *, rerun: bool) -> list[str]:
             f = closest.finding
             got, want = {"kind": (f.kind, e.kind), "rule": (f.rule, "/".join(e.rules)), "rule.support": (f.rule, ""),
                          "missing": (str(f.missing).lower(), str(e.missing).lower())}.get(ev.reason, ("", ""))
-        why = Reason(ev.reason, expected=e.id, closest=ev.closest, got=got, want=want)
+        why = Reason(ev.reason, expected=e.id, closest=ev.closest, got=got, want=want, **({"no_passage": True} if e.passage is None else {}))
         reason = REGISTRY["GROUNDING"].reason(ev.reason).explained(why)
         lines.append(f"{head} MISSED: {reason}")
         if closest is not None:

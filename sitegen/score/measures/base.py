@@ -74,6 +74,8 @@ class ReasonText:
     word: str
     detail: Callable[[Reason], str] | None = None
     explained: Callable[[Reason], str] | None = None
+    # the page's word when the expected finding has no passage (something wholly absent), if `word` speaks of one
+    word_absent: str | None = None
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,9 @@ REASONS = (
     ReasonText("missing", N_("missing flag differs"), _miss("the finding's missing flag differs from the key's"),
                _explained("the finding says missing={got}, the key says missing={want}")),
     ReasonText("evidence", N_("passage not pointed at"), _miss("the rule was named but the finding does not point at the passage"),
-               _explained("the rule was named, but the finding does not point at the passage")),
+               lambda why: "the rule was named, but the finding quotes or locates a passage where nothing is to be quoted"
+               if why.params.get("no_passage") else "the rule was named, but the finding does not point at the passage",
+               word_absent=N_("quotes or locates a passage where nothing is to be quoted")),
     ReasonText("taken", N_("the matching finding went to another expected finding"),
                _miss("the only finding that matched it was assigned to another expected finding"),
                _explained("the finding that matched it was assigned to another expected finding")),
@@ -42,8 +44,14 @@ _TEXTS = texts_of(REASONS)
 
 
 def miss_reason(verdict: m.ExpectedVerdict, **more: object) -> Reason:
-    """The structured reason of an expected finding's miss: the matcher's code and the closest finding, if any."""
-    return Reason(verdict.reason, expected=verdict.expected.id, closest=verdict.closest, **more)
+    """The structured reason of an expected finding's miss: the matcher's code and the closest finding, if any, and
+    `no_passage` when the key expects something wholly absent, so a page does not speak of a passage (the record's
+    detail, sealed, keeps its words)."""
+    return Reason(verdict.reason, expected=verdict.expected.id, closest=verdict.closest, **_passage_free(verdict), **more)
+
+
+def _passage_free(verdict: m.ExpectedVerdict) -> dict[str, bool]:
+    return {"no_passage": True} if verdict.expected.passage is None else {}
 
 
 def detail(result: str, why: Reason) -> str:
@@ -94,7 +102,7 @@ def grounding(judged: JudgedRun, listed: bool = True) -> Iterator[Observed | Pas
                     continue
                 if answer.rerun.status != m.COMPLETED:
                     # the record says only that the rerun crashed; the reason keeps what the first miss was
-                    why = Reason("rerun.crashed", expected=ev.expected.id, miss=ev.reason, closest=ev.closest)
+                    why = Reason("rerun.crashed", expected=ev.expected.id, miss=ev.reason, closest=ev.closest, **_passage_free(ev))
                     yield _observed(cv_id, repetition, stage, ev, m.PENDING, why, cases)
                     continue
                 if not rerun:

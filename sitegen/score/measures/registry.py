@@ -32,3 +32,6 @@ def _reason_words() -> Mapping[str, str]:
 
 
 REASON_WORDS = _reason_words()
+# the page's word of a reason code when the expected finding has no passage, for the codes whose word speaks of one
+REASON_WORDS_ABSENT: Mapping[str, str] = MappingProxyType({text.code: text.word_absent for measure in REGISTRY.values()
+                                                           for text in measure.reasons if text.word_absent})
