@@ -789,6 +789,6 @@ def test_the_scorer_7_run_page_shows_the_pair_whose_unexpected_findings_differ(b
     # versions gave different unexpected findings") is not repeated before it (tests/test_lighter_site.py)
     page = (bundled_site / lang / "runs" / "2026-12-01-scorer-7.html").read_text(encoding="utf-8")
     assert reason in page and "licence-gender" in page
-    flaw = {"sv": "en brist med <code>{}</code> som primär källa (säger att något saknas: nej)",
+    flaw = {"sv": "en brist med <code>{}</code> som primär regel (säger att något saknas: nej)",
             "en": "a flaw with primary rule <code>{}</code> (says something is missing: no)"}[lang]
     assert flaw.format("R-HANDL-1") in page and flaw.format("R-OVERKL-1") in page

@@ -246,3 +246,26 @@ def test_a_link_to_a_row_of_another_repetition_names_that_repetition(site):
                     assert after.startswith(f" {word} {target[1:]}"), (path, own, target, after)
                     named += 1
     assert named > 10 and plain > 10, (named, plain)
+
+
+def test_a_table_of_counts_with_a_pair_measure_says_a_pairs_observation_counts_in_both(site):
+    """IDENTICAL_INPUT_STABILITY observes pairs of repetitions and INVARIANT_PAIRS pairs of versions (METHOD.md); each such
+    observation counts in both of its columns (or both versions' pages), so a row added up takes it twice: said under the
+    table, and only where such a row is."""
+    from sitegen.render.catalogs import load_catalogs
+    from sitegen.score.measures.registry import PAIR_MEASURES, REGISTRY
+
+    assert PAIR_MEASURES == {"IDENTICAL_INPUT_STABILITY", "INVARIANT_PAIRS"}
+    catalogs = load_catalogs(Path(__file__).resolve().parent.parent / "locales", ["sv", "en"])
+    seen = {True: 0, False: 0}
+    for lang, note in (("en", "An observation of a pair counts in both of its repetitions or versions."),
+                       ("sv", "En observation av ett par räknas hos båda dess upprepningar eller versioner.")):
+        titles = {catalogs[lang].gettext(REGISTRY[measure].title) for measure in PAIR_MEASURES}
+        for path, html in case_run_pages(site, lang).items():
+            found = re.search(r'<table class="counts">(.*?)</table>\n(?:</div>\n)?(<p class="note">[^<]*</p>)?', html, re.S)
+            if found is None:
+                continue
+            paired = any(f"<th>{title}</th>" in found.group(1) for title in titles)
+            assert (found.group(2) == f'<p class="note">{note}</p>') is paired, (path, found.group(2))
+            seen[paired] += 1
+    assert seen[True], seen

@@ -88,7 +88,7 @@ def test_a_case_run_pages_verdict_tables_have_three_columns_whose_cells_read_alo
                 if 'class="again"' in row:
                     continue
                 says = row[row.rindex("<td>"):]
-                assert re.search(r"(primär källa|primary rule) [^<\s]" if sv else r"primary rule [^<\s]", says), (path, row)
+                assert re.search(r"(primär regel|primary rule) [^<\s]" if sv else r"primary rule [^<\s]", says), (path, row)
                 # whether it says something is missing is said only when it does
                 assert "inte att något saknas" not in says and "does not say something is missing" not in says
                 counted += 1

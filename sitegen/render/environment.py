@@ -11,7 +11,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from sitegen.core.invisibles import codes_as_text
-from sitegen.score.measures.registry import MEASURES, REASON_WORDS, REASON_WORDS_ABSENT, TITLES
+from sitegen.score.measures.registry import MEASURES, PAIR_MEASURES, REASON_WORDS, REASON_WORDS_ABSENT, TITLES
 from sitegen.render.formatting import LocaleFormat
 from sitegen.render.links import LINKS, PageLinks, case_path, repetition_anchor
 from sitegen.render.reasons import REASON_FORMS, pair_reading
@@ -84,6 +84,7 @@ class Renderer:
             fmt=LocaleFormat(lang),
             lang=lang,
             MEASURES=MEASURES,
+            PAIR_MEASURES=PAIR_MEASURES,
             config=config,
             build_date=build_date,
             case_path=case_path,

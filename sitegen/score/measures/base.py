@@ -87,6 +87,8 @@ class Measure:
     function: Callable[..., Iterator[Any]]
     reasons: tuple[ReasonText, ...]
     example_case: str
+    # an observation involves two (case version, repetition) slots, a pair of repetitions or of versions, and counts in both
+    of_pairs: bool = False
 
     def reason(self, code: str) -> ReasonText:
         return next(r for r in self.reasons if r.code == code)

@@ -102,4 +102,4 @@ _new = tuple.__new__  # a Difference made from its three fields, in order
 
 
 MEASURE = Measure("IDENTICAL_INPUT_STABILITY", N_("Same assessment when repeated"), identical_input_stability, REASONS,
-                  example_case="papers-location-unstated")
+                  example_case="papers-location-unstated", of_pairs=True)

@@ -129,4 +129,4 @@ def _show(value: object) -> str:
 
 
 MEASURE = Measure("INVARIANT_PAIRS", N_("Unmoved by details that must not matter"), invariant_pairs, REASONS,
-                  example_case="licence-gender-flawed-feminine")
+                  example_case="licence-gender-flawed-feminine", of_pairs=True)

@@ -19,6 +19,7 @@ MEASURES: tuple[str, ...] = tuple(REGISTRY)
 MEASURE_FUNCTIONS = MappingProxyType({measure.id: measure.function for measure in REGISTRY.values()})
 TITLES = MappingProxyType({measure.id: measure.title for measure in REGISTRY.values()})
 EXAMPLE_CASES = MappingProxyType({measure.id: measure.example_case for measure in REGISTRY.values()})
+PAIR_MEASURES = frozenset(measure.id for measure in REGISTRY.values() if measure.of_pairs)  # counted in both of a pair
 
 
 def _reason_words() -> Mapping[str, str]:
