@@ -269,3 +269,29 @@ def test_a_table_of_counts_with_a_pair_measure_says_a_pairs_observation_counts_i
             assert (found.group(2) == f'<p class="note">{note}</p>') is paired, (path, found.group(2))
             seen[paired] += 1
     assert seen[True], seen
+
+
+def test_a_finding_with_a_location_and_no_quote_says_so_beside_its_lines():
+    """A finding pointing at lines by location shows those lines marked, as a quote's would be: whether a finding quoted
+    or located decides QUOTE_FIDELITY and the evidence, so the row says "a location, no quote"; a quoting row does not."""
+    from factories import case_version, engine, expected, finding, records as make_records
+    from sitegen.render.cases import collect_case, render_case
+    from sitegen.render.catalogs import load_catalogs
+    from sitegen.render.environment import Renderer
+    from sitegen.score.scoring import verdict_source
+
+    root = Path(__file__).resolve().parent.parent
+    cv = case_version("cv", expected_findings=(expected(),))
+    located = finding("f2", kind="strength", rule="R-2", missing=False, quote=None, location=(2, 2), wording="Objektet anges.")
+    records = make_records((cv,), {("cv", 1): (engine([finding("f1"), located]), None)})
+    run = records.runs[0]
+    bundle = collect_case(records, "cv", (run,), {}, {}, verdicts=verdict_source(records))
+    catalogs = load_catalogs(root / "locales", ["sv", "en"])
+    for lang, words in (("en", "a location, no quote"), ("sv", "en plats, inget citat")):
+        renderer = Renderer(lang, catalogs[lang], templates=root / "templates", config=records.config, languages=("sv", "en"),
+                            build_date="")
+        page = next(p for p in render_case(renderer, bundle) if p.path.endswith(f"{run.id}.html")).data.decode()
+        quoting = re.search(r'<tr id="r1-reviewer-f-f1">(.*?)</tr>', page, re.S).group(1)
+        locating = re.search(r'<tr id="r1-reviewer-f-f2">(.*?)</tr>', page, re.S).group(1)
+        assert words in locating and '<ol class="excerpt"' in locating and 'href="index.html#L2"' in locating, locating
+        assert words not in quoting and "<mark>" in quoting, quoting

@@ -246,6 +246,7 @@ class Words:
         self.missed = macros.phrase("missed")
         self.not_found = macros.phrase("not_found")
         self.nothing_quoted = macros.phrase("nothing_quoted")
+        self.location_only = macros.phrase("location_only")
         self.no_trace = macros.phrase("no_trace")
         self.support = macros.phrase("support")
         self.says_missing = macros.phrase("says_missing")
