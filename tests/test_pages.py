@@ -878,3 +878,15 @@ def test_the_reruns_stages_are_headed_below_the_reruns_heading_and_no_level_is_s
         levels = [int(h) for h in re.findall(r"<h(\d)[ >]", html)]
         assert all(b <= a + 1 for a, b in zip(levels, levels[1:])), (path, levels)
     assert reruns > 0
+
+
+def test_every_table_of_every_page_has_a_caption(site):
+    """A sighted reader sees what a table holds from its caption, as a screen reader hears it from its name: the overview's
+    tables of a run's measures had none, only the card's heading naming them for assistive technology."""
+    tables = 0
+    for path, data in site.items():
+        if path.endswith(".html"):
+            for table in re.findall(r"<table[^>]*>\s*<([a-z]+)", data.decode()):
+                assert table == "caption", (path, table)
+                tables += 1
+    assert tables > 20
