@@ -5,6 +5,7 @@ from __future__ import annotations
 from sitegen.core import model as m
 from sitegen.core.errors import UsageError, did_you_mean
 from sitegen.score.measures.base import Reason
+from sitegen.score.measures.grounding import miss_reason
 from sitegen.score.measures.registry import REGISTRY
 from sitegen.score.reasons import derive_reasons
 from sitegen.score.scoring import score_run, verdict_source
@@ -100,7 +101,7 @@ def _stage_lines(verdicts, run, cv, answer, stage, *, rerun: bool) -> list[str]:
             f = closest.finding
             got, want = {"kind": (f.kind, e.kind), "rule": (f.rule, "/".join(e.rules)), "rule.support": (f.rule, ""),
                          "missing": (str(f.missing).lower(), str(e.missing).lower())}.get(ev.reason, ("", ""))
-        why = Reason(ev.reason, expected=e.id, closest=ev.closest, got=got, want=want, **({"no_passage": True} if e.passage is None else {}))
+        why = miss_reason(ev, got=got, want=want)
         reason = REGISTRY["GROUNDING"].reason(ev.reason).explained(why)
         lines.append(f"{head} MISSED: {reason}")
         if closest is not None:
