@@ -814,6 +814,34 @@ def test_case_titles_and_pair_descriptions_carry_the_language_they_were_written_
     assert "<h1><span>Leak reported fixed" in page and "<span>One detail.</span>" in page, "no language is claimed when none is known"
 
 
+UNTRANSLATED = {  # the note a case page gives once, worded for what it shows: its title alone, or its pairs' descriptions too
+    "sv": ("Fallets titel visas så som testsvitens författare skrev den, utan översättning.",
+           "Fallets titel och beskrivningarna av dess par visas så som testsvitens författare skrev dem, utan översättning."),
+    "en": ("The case title is shown as the test suite's authors wrote it, not translated.",
+           "The case title and the descriptions of its pairs are shown as the test suite's authors wrote them, not translated."),
+}
+
+
+@pytest.mark.parametrize(("written_in", "noted_in"), [("en", {"sv"}), ("en-GB", {"sv"}), ("sv", {"en"}), (None, {"sv", "en"})])
+def test_a_case_page_says_once_that_its_case_texts_are_not_translated_unless_they_are_in_its_language(records_dir, written_in, noted_in):
+    """A Swedish reader meets an English title: the page says it is the authors' own, untranslated. sitegen knows the
+    texts' language only from the configuration, so a page leaves the note out only in the language it names."""
+    records = make_records(records_dir)
+    records = replace(records, config=replace(records.config, case_text_language=written_in))
+    for lang in ("sv", "en"):
+        renderer = Renderer(lang, translations()[lang], templates=TEMPLATES, config=records.config, languages=("sv", "en"), build_date="")
+        for cv, with_pairs in (("cure-unchecked", True), ("hostile-doc", False)):
+            page = render_case(renderer, collect_case(records, cv, (), {}, {}, verdicts=None))[0].data.decode()
+            assert ('id="pairs-heading"' in page) == with_pairs
+            title_only, with_pair_texts = UNTRANSLATED[lang]
+            shown = [note for note in (title_only, with_pair_texts) if note in page]
+            if lang in noted_in:
+                assert shown == [with_pair_texts if with_pairs else title_only], (lang, cv)
+                assert page.count("suite's authors wrote" if lang == "en" else "testsvitens författare") == 1
+            else:
+                assert shown == [], (lang, cv)
+
+
 # --- what rendering is given, not what it fetches ----------------------------------------------
 
 

@@ -252,3 +252,78 @@ def test_the_test_script_installs_only_into_an_active_or_the_projects_virtual_en
     assert "EXTERNALLY-MANAGED" not in choice and 'python="$venv/bin/python"' in choice
     installs = [line for line in script.splitlines() if "pip install" in line and not line.lstrip().startswith("#")]
     assert installs and all('"$python" -m pip install' in line for line in installs), installs
+
+
+# --- text the records' authors wrote, shown as they wrote it -------------------------------------------
+
+
+def test_swedish_case_pages_say_once_that_the_english_case_texts_are_not_translated(bundled):
+    """The bundled case titles and pair descriptions are English (the configuration says so): a Swedish case page says
+    once that they are the suite's authors' own words; English pages need no such note, case-run pages get nothing."""
+    said = "så som testsvitens författare skrev"
+    case_pages = pages(bundled, "sv/cases/")
+    for path, html in case_pages.items():
+        notes = re.findall(rf'<p class="note">([^<]*{said}[^<]*)</p>', html)
+        if not path.endswith("/index.html"):
+            assert not notes, path
+            continue
+        assert len(notes) == 1 and html.count(said) == 1, path
+        assert ("beskrivningarna av dess par" in notes[0]) == ('id="pairs-heading"' in html), path
+        assert notes[0].startswith("Fallets titel"), path
+    cases = json.loads((ROOT / "records" / "cases.json").read_text(encoding="utf-8"))["case_versions"]
+    assert sum(p.endswith("/index.html") for p in case_pages) == len(cases)
+    assert not [p for p, html in pages(bundled, "en/").items() if "authors wrote" in html]
+
+
+# --- the downloads page ---------------------------------------------------------------------------------
+
+
+def main_of(html: str) -> str:
+    return html[html.index("<main"):html.index("</main>")]
+
+
+@pytest.mark.parametrize("lang", ["sv", "en"])
+def test_the_downloads_page_shows_how_to_install_the_sitegen_that_checks_everything(bundled, lang):
+    """"With Python and sitegen installed" gave no way to install it; `pip install sitegen` would fetch another program
+    of that name from PyPI. The page gives the commands that install sitegen from a checkout of its source."""
+    from sitegen import __version__
+
+    html = main_of((bundled / lang / "downloads.html").read_text(encoding="utf-8"))
+    section = html[html.index('id="verify-all-heading"'):]
+    section = section[:section.index("</section>")]
+    blocks = re.findall(r"<pre><code>(.*?)</code></pre>", section, re.S)
+    assert blocks[0].splitlines() == ["python3 -m venv .venv", ". .venv/bin/activate", "pip install ."], blocks
+    assert blocks[1:] and all(b.startswith("sitegen verify ") for b in blocks[1:]), blocks
+    assert "pip install sitegen" not in html
+    # installing the checkout gives the command the page runs next, on the Python the project requires
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^\[project\.scripts\]\nsitegen = "', pyproject, re.M)
+    python = re.search(r'^requires-python = ">=(\d+\.\d+)"$', pyproject, re.M).group(1)
+    before = text_of(section[:section.index("<pre>")])
+    assert f"sitegen {__version__}" in before and f"Python {python}" in before and "PyPI" in before, before
+
+
+@pytest.mark.parametrize(("lang", "elsewhere"), [("sv", "sidan Nedladdningar"), ("en", "downloads page")])
+def test_the_standard_formats_are_below_on_the_downloads_page_and_a_link_away_on_the_method_page(bundled, lang, elsewhere):
+    """One text opens both pages; it spoke of "the standard formats on the downloads page" on that very page."""
+    downloads = main_of((bundled / lang / "downloads.html").read_text(encoding="utf-8"))
+    intro = downloads[:downloads.index("<section")]
+    assert '<a href="#exports-heading">' in intro and 'id="exports-heading"' in downloads
+    assert elsewhere not in text_of(downloads)
+    method = main_of((bundled / lang / "method.html").read_text(encoding="utf-8"))
+    section = method[method.index('<section id="downloads"'):]
+    link = re.search(r'<a href="downloads\.html#exports-heading">([^<]*)</a>', section[:section.index("</section>")])
+    assert link and elsewhere in link.group(1), section
+
+
+def test_the_downloads_page_names_the_site_by_the_configured_base_url_only(tmp_path, monkeypatch):
+    """The addresses on the downloads page (the verify command, the alternates) come from `base_url`, none written in."""
+    base = "https://kvalitet.example.net/granskning/"
+    records = copy_records(tmp_path, base_url=base)
+    assert build(records, tmp_path / "site", monkeypatch) == 0
+    bundled_base = json.loads((ROOT / "records" / "sitegen.json").read_text(encoding="utf-8"))["base_url"]
+    for lang in ("sv", "en"):
+        html = (tmp_path / "site" / lang / "downloads.html").read_text(encoding="utf-8")
+        assert f"<pre><code>sitegen verify {base} --pages</code></pre>" in html
+        assert f'<link rel="canonical" href="{base}{lang}/downloads.html">' in html
+        assert bundled_base not in html

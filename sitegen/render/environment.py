@@ -97,6 +97,7 @@ class Renderer:
             page_window=page_window,
             **LINKS,
             reason_form=REASON_FORMS,
+            case_text_untranslated=case_text_untranslated(config.case_text_language, lang),
             csp=Markup(CONTENT_SECURITY_POLICY),  # a constant, and no character in it needs escaping in an attribute
         )
         # the measures' titles and reasons' words are the registry's msgids, in this page's language
@@ -216,6 +217,12 @@ class Memo(dict):
     def __missing__(self, key: Any) -> Any:
         value = self[key] = self.macro(key)
         return value
+
+
+def case_text_untranslated(case_text_language: str | None, lang: str) -> bool:
+    """Whether a page in `lang` says case titles and pair descriptions are shown untranslated: their language is known
+    only when the configuration names it, so only a page in that language leaves the note out."""
+    return case_text_language is None or case_text_language.split("-")[0].lower() != lang
 
 
 def _reason_word(gettext: Callable[[str], Markup], code: str) -> Markup:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
+from sitegen import __version__
 from sitegen.changelog.changes import Changelog
 from sitegen.core.model import InMemoryFile, Records, RunResult, SourceFile
 from sitegen.core.workers import ordered_map
@@ -115,7 +116,8 @@ def iter_pages(
         return [renderer.page("index.html.j2", "index.html", common),
                 renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": examples}),
                 renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}),
-                renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content, "provenance": provenance}),
+                renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content, "provenance": provenance,
+                                                                      "sitegen_version": __version__}),
                 renderer.page("accessibility.html.j2", "accessibility.html", {**common, "content": content})]
 
     pairs = pairs_by_case(records)
