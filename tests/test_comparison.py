@@ -206,9 +206,9 @@ def test_run_page_lists_the_regressions_with_links_to_the_cases(tmp_path):
     for href in parser.hrefs:
         target = (out / "en" / "runs" / href.split("#")[0]).resolve()
         assert target.is_file(), href
-    # the earliest run of a scorer has nothing comparable before it: no comparison section
+    # the first published run has nothing before it: no counts compared, no regressions listed
     first = (out / "en" / "runs" / "2026-08-18-v1-baseline.html").read_text(encoding="utf-8")
-    assert 'id="comparison-heading"' not in first
+    assert 'id="comparison-caption"' not in first and 'id="regressions"' not in first
 
 
 def test_what_else_differs_between_comparable_runs_is_said_next_to_the_counts(records, capsys):
@@ -239,3 +239,170 @@ def test_what_else_differs_between_comparable_runs_is_said_next_to_the_counts(re
     assert json.loads(raw)["other_differences"] == [
         {"what": d.what, "before": list(d.before) if isinstance(d.before, tuple) else d.before,
          "after": list(d.after) if isinstance(d.after, tuple) else d.after} for d in allowed_differences(x, y)]
+
+
+# --- what a run page says of the comparison, in both languages ---------------------------------------------------------
+
+SCORER_7, ENGINE_CHANGE = "2026-12-01-scorer-7", "2026-10-01-engine-change"
+WORDS = {
+    "en": {"none": "No earlier run can be compared with this one: counts are compared only between runs of the same suite "
+                   "version with the same scorer, matching method, assessment and stages.",
+           "latest": "The latest earlier run with counts, {link}, was measured differently:",
+           "scorer": "scorer version {before} → {after}", "method": "matching method <code>{before}</code> → <code>{after}</code>",
+           "engine": "engine version <code>{before}</code> → <code>{after}</code>",
+           "also": "Also different, without making the counts incomparable:",
+           "comparable": "Run {run} measured the same suite version with the same scorer, matching method, assessment and stages",
+           "setup": "run setup {before} (<code class=\"hash\">{before_print}</code>) → {after} (<code class=\"hash\">{after_print}</code>): "
+                    "the engine was configured differently, which is part of what is measured, not of how it is measured",
+           "old setup": "The run setup changed",
+           "stages": "stages scored: {before} → {after}; the run setup decides whether a run goes through the merge",
+           "first": "This is the first published run: there is no earlier run to compare it with.",
+           "crashed": "This run did not finish, so it has no counts to compare with an earlier run's.",
+           "changelog": "changelog"},
+    "sv": {"none": "Ingen tidigare körning kan jämföras med den här: antal jämförs bara mellan körningar av samma version av "
+                   "testsviten med samma poängsättning, matchningsmetod, bedömning och steg.",
+           "latest": "Den senaste tidigare körningen med antal, {link}, mättes på ett annat sätt:",
+           "scorer": "poängsättning version {before} → {after}", "method": "matchningsmetod <code>{before}</code> → <code>{after}</code>",
+           "engine": "motorversion <code>{before}</code> → <code>{after}</code>",
+           "also": "Det här skiljer sig också, utan att göra antalen ojämförbara:",
+           "comparable": "Körningen {run} mätte samma version av testsviten med samma poängsättning, matchningsmetod, bedömning och steg",
+           "setup": "körningsupplägg {before} (<code class=\"hash\">{before_print}</code>) → {after} (<code class=\"hash\">{after_print}</code>): "
+                    "motorn var konfigurerad på ett annat sätt, vilket hör till det som mäts, inte till hur det mäts",
+           "old setup": "Körningsupplägget ändrades",
+           "stages": "steg som poängsattes: {before} → {after}; körningsupplägget avgör om en körning går igenom sammanslagningen",
+           "first": "Det här är den första publicerade körningen: det finns ingen tidigare körning att jämföra den med.",
+           "crashed": "Körningen blev inte klar, så den har inga antal att jämföra med en tidigare körnings.",
+           "changelog": "ändringslistan"},
+}
+
+
+@pytest.fixture(scope="module")
+def bundled_site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("compared") / "site"
+    assert main(["build", "--records", str(RECORDS), "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+def comparison_section(site: Path, lang: str, run_id: str) -> str:
+    page = (site / lang / "runs" / f"{run_id}.html").read_text(encoding="utf-8")
+    assert page.count('id="comparison-heading"') == 1, f"{lang}/{run_id}: one comparison section, always"
+    section = page[page.index('id="comparison-heading"'):]
+    return section[: section.index("</section>")]
+
+
+def lists(section: str) -> list[list[str]]:
+    """The section's lists of differences, each as its items' inner HTML."""
+    found = []
+    for chunk in section.split('<ul class="differences">')[1:]:
+        found.append(re.findall(r"<li>(.*?)</li>", chunk[: chunk.index("</ul>")], flags=re.S))
+    return found
+
+
+@pytest.mark.parametrize("lang", ["en", "sv"])
+def test_the_first_run_of_a_new_scorer_says_why_no_earlier_run_is_comparable(records, bundled_site, lang):
+    """Before, the page of the first run measured with scorer 7 had no comparison section and no word on why."""
+    words, run = WORDS[lang], records.run(SCORER_7)
+    # the latest earlier published run is a crashed one (no counts); the latest with counts is the engine change
+    between = [r for r in records.published_runs if ENGINE_CHANGE < r.id < SCORER_7]
+    assert [r.status for r in between] == [m.CRASHED]
+    earlier = records.run(ENGINE_CHANGE)
+    section = comparison_section(bundled_site, lang, SCORER_7)
+    link = f'<a href="../runs/{ENGINE_CHANGE}.html">{ENGINE_CHANGE}</a>'
+    assert words["none"] in section and words["latest"].format(link=link) in section
+    assert 'id="comparison-caption"' not in section, "no counts are set side by side"
+    incomparable, also = lists(section)
+    scorer = words["scorer"].format(before=earlier.scorer_version, after=run.scorer_version)
+    (scorer_item,) = [item for item in incomparable if item.startswith(scorer)]
+    method = words["method"].format(before=earlier.matching_method, after=run.matching_method)
+    assert method in incomparable
+    # the scorer's change links to the changelog row that says what scorer 7 is
+    (target,) = re.findall(rf'\(<a href="\.\./changelog\.html#([^"]+)">{words["changelog"]}</a>\)', scorer_item)
+    changelog = (bundled_site / lang / "changelog.html").read_text(encoding="utf-8")
+    row = changelog[changelog.index(f'<tr id="{target}">'):]
+    row = row[: row.index("</tr>")]
+    assert f" {run.scorer_version} " in row and run.matching_method in row
+    # the engine changed too, and is said to leave the counts comparable
+    engine = words["engine"].format(before=earlier.engine_version, after=run.engine_version)
+    assert engine not in incomparable and engine in also
+    assert section.index(words["also"]) < section.index(engine)
+
+
+STAGE_NAMES = {"en": {"reviewer": "Reviewers", "report": "Delivered report"},
+               "sv": {"reviewer": "Granskare", "report": "Levererad rapport"}}
+
+
+@pytest.mark.parametrize("lang", ["en", "sv"])
+def test_a_setup_that_changed_the_stages_is_not_called_harmless(records, bundled_site, lang):
+    """The v1 baseline ran without the merge, the nightly after it with: the stages keep their counts apart, and the
+    setup that decided so is not listed among what leaves counts comparable."""
+    words, run, earlier = WORDS[lang], records.run(NIGHTLY), records.run(BASELINE)
+    assert records.setups[earlier.setup].merge != records.setups[run.setup].merge
+    section = comparison_section(bundled_site, lang, NIGHTLY)
+    incomparable, also = lists(section)
+    names = STAGE_NAMES[lang]
+    stages = words["stages"].format(before=", ".join(names[s] for s in records.stages(earlier)),
+                                    after=", ".join(names[s] for s in records.stages(run)))
+    (item,) = [i for i in incomparable if i.startswith(stages)]
+    (target,) = re.findall(r'href="\.\./changelog\.html#([^"]+)"', item)
+    changelog = (bundled_site / lang / "changelog.html").read_text(encoding="utf-8")
+    row = changelog[changelog.index(f'<tr id="{target}">'):]
+    assert run.setup in row[: row.index("</tr>")], "the link leads to the row of the setup that goes through the merge"
+    assert not any(run.setup in i for i in also)
+    assert words["engine"].format(before=earlier.engine_version, after=run.engine_version) in also
+
+
+@pytest.mark.parametrize("lang", ["en", "sv"])
+def test_the_first_run_and_a_crashed_run_say_why_they_are_compared_with_none(records, bundled_site, lang):
+    first = min(records.published_runs, key=lambda r: (r.date, r.id))
+    (crashed,) = [r for r in records.published_runs if r.status == m.CRASHED]
+    for run, said in ((first, WORDS[lang]["first"]), (crashed, WORDS[lang]["crashed"])):
+        section = comparison_section(bundled_site, lang, run.id)
+        assert f"<p>{said}</p>" in section
+        assert 'id="comparison-caption"' not in section and "<ul" not in section
+
+
+@pytest.mark.parametrize("lang", ["en", "sv"])
+@pytest.mark.parametrize("before,after", [(NIGHTLY, RELEASE), (RELEASE, ENGINE_CHANGE)])
+def test_a_changed_setup_is_listed_among_the_differences_that_leave_counts_comparable(records, bundled_site, lang, before, after):
+    """Before, "comparable" and "The run setup changed:" stood side by side; the setup is now one of the differences that
+    do not make the counts incomparable, said to be part of what is measured (the engine's configuration)."""
+    words = WORDS[lang]
+    a, b = records.run(before), records.run(after)
+    setup_a, setup_b = records.setups[a.setup], records.setups[b.setup]
+    assert setup_a.fingerprint != setup_b.fingerprint
+    section = comparison_section(bundled_site, lang, after)
+    assert words["comparable"].format(run=before) in section
+    assert words["old setup"] not in section
+    (also,) = lists(section)
+    assert also[0] == words["setup"].format(before=a.setup, before_print=setup_a.fingerprint[:12], after=b.setup,
+                                             after_print=setup_b.fingerprint[:12])
+    assert words["engine"].format(before=a.engine_version, after=b.engine_version) in also
+    assert section.index(words["comparable"].format(run=before)) < section.index(words["also"]) < section.index(also[0])
+
+
+def test_the_site_and_sitegen_compare_decide_comparability_by_the_same_rule(records):
+    """The site's pass groups runs by compatibility_key, `sitegen compare` and the pages name measured_differently: the
+    two agree for every pair of runs, and each thing METHOD.md names (suite version, scorer, matching method, assessment,
+    stages) keeps counts apart on its own, while a setup, engine, report or repetitions change does not."""
+    from dataclasses import replace
+
+    from sitegen.score.comparison import compatibility_key, measured_differently
+
+    base = records.run(NIGHTLY)
+    other_setup = next(s for s in records.setups.values() if s.merge != records.setups[base.setup].merge)
+    variants = {
+        "suite": replace(base, suite_version=base.suite_version + 1),
+        "scorer": replace(base, scorer_version=base.scorer_version + 1),
+        "matching_method": replace(base, matching_method=base.matching_method + "-other"),
+        "assessment": replace(base, policy=base.policy + "-other"),
+        "stages": replace(base, setup=other_setup.id),
+    }
+    for what, variant in variants.items():
+        assert [d.what for d in measured_differently(records, base, variant)] == [what]
+    alike = replace(base, setup=records.run(RELEASE).setup, engine_version="x", report_version=99, repetitions=7)
+    assert measured_differently(records, base, alike) == ()
+    runs = (*records.runs, *variants.values(), alike)
+    for a in runs:
+        for b in runs:
+            same = compatibility_key(records, a) == compatibility_key(records, b)
+            assert same == (measured_differently(records, a, b) == ()), (a.id, b.id)

@@ -427,6 +427,23 @@ def test_a_miss_dismissed_by_rerun_is_marked_so_on_the_run_page(records_dir, con
         assert f'<span class="st-pass r">{mark}</span>: ' in pages[f"{lang}/runs/2026-09-02-release.html"].decode()
 
 
+def test_a_run_after_only_crashed_runs_says_none_has_counts_to_compare(records_dir, content_dir):
+    """A run whose every earlier published run crashed is compared with none; its page says so, in each language (the
+    site compared no runs here: the comparisons given are none)."""
+    records = make_records(records_dir)
+    first, *rest = records.runs
+    records = replace(records, runs=(replace(first, status=m.CRASHED), *rest))
+    pages = {p.path: p.data for p in render_pages(records, make_results(records), verdicts=verdicts_for(records), changelog=None,
+                                                   catalogs=translations(), build_date="2026-09-10", content_dir=content_dir,
+                                                   downloads=published_files(records), templates=TEMPLATES, comparisons={})}
+    said = {"en": "Every earlier published run crashed, so none has counts to compare with this run's.",
+            "sv": "Alla tidigare publicerade körningar kraschade, så ingen av dem har antal att jämföra med den här körningens."}
+    for lang, sentence in said.items():
+        page = pages[f"{lang}/runs/2026-09-02-release.html"].decode()
+        section = page[page.index('id="comparison-heading"'):]
+        assert f"<p>{sentence}</p>" in section[: section.index("</section>")]
+
+
 def test_pending_is_distinct_from_pass_and_block_by_word_and_symbol(site):
     row = run_row(site["en/index.html"], "2026-09-02-release")
     assert "Awaiting confirmation" in row and "Not passed" in row and "Passed" in row

@@ -27,7 +27,7 @@ from sitegen.load.entries import PLACEHOLDER_SENTENCE, PLACEHOLDER_SOURCE, asses
 from sitegen.core.errors import Diagnostic, PublicationError
 from sitegen.changelog.markup import is_safe_url  # noqa: F401 - part of this module's interface for the templates
 from sitegen.changelog.markup import render_markdown as _render_markdown
-from sitegen.core.model import Entry, Records
+from sitegen.core.model import Entry, Records, Run
 
 SETUP = "setup"
 SUITE = "suite"
@@ -157,30 +157,42 @@ def _derive_rows(records: Records) -> list[ChangelogRow]:
         fingerprint = setup.fingerprint if setup is not None else ""
         candidates = (
             ((SETUP, fingerprint), ChangelogRow(
-                date=run.date, kind=SETUP, anchor=f"setup-{fingerprint[:12]}", run_id=run.id,
+                date=run.date, kind=SETUP, anchor=derived_anchor(SETUP, run, fingerprint), run_id=run.id,
                 setup_id=run.setup, fingerprint=fingerprint)),
             ((SUITE, run.suite, run.suite_version), ChangelogRow(
-                date=run.date, kind=SUITE, anchor=_anchor(f"suite-{run.suite}-{run.suite_version}"),
+                date=run.date, kind=SUITE, anchor=derived_anchor(SUITE, run, fingerprint),
                 run_id=run.id, suite=run.suite, suite_version=run.suite_version)),
             ((SCORER, run.scorer_version), ChangelogRow(
-                date=run.date, kind=SCORER, anchor=f"scorer-{run.scorer_version}", run_id=run.id,
+                date=run.date, kind=SCORER, anchor=derived_anchor(SCORER, run, fingerprint), run_id=run.id,
                 version=run.scorer_version, matching_method=run.matching_method,
                 explains=scorer_key(run.scorer_version))),
             ((REPORT, run.report_version, run.runner_version, run.run_record_version), ChangelogRow(
-                date=run.date, kind=REPORT,
-                anchor=f"report-{run.report_version}-runner-{run.runner_version}"
-                       f"-run-record-{run.run_record_version}",
+                date=run.date, kind=REPORT, anchor=derived_anchor(REPORT, run, fingerprint),
                 run_id=run.id, version=run.report_version, runner_version=run.runner_version,
                 run_record_version=run.run_record_version,
                 explains=report_key(run.report_version, run.runner_version, run.run_record_version))),
             ((ASSESSMENT, run.assessment_version, run.policy), ChangelogRow(
-                date=run.date, kind=ASSESSMENT, anchor=_anchor(f"assessment-{run.assessment_version}-{run.policy}"),
+                date=run.date, kind=ASSESSMENT, anchor=derived_anchor(ASSESSMENT, run, fingerprint),
                 run_id=run.id, version=run.assessment_version, policy=run.policy,
                 explains=assessment_key(run.assessment_version, run.policy))),
         )
         for key, row in candidates:
             rows.setdefault(key, row)  # runs come in (date, id) order: the first one wins
     return list(rows.values())
+
+
+def derived_anchor(kind: str, run: Run, fingerprint: str) -> str:
+    """The anchor of the derived row of `kind` for what `run` used (its setup by `fingerprint`): one row per setup,
+    suite version, scorer, report and assessment version, made by the first published run that used it."""
+    if kind == SETUP:
+        return f"setup-{fingerprint[:12]}"
+    if kind == SUITE:
+        return _anchor(f"suite-{run.suite}-{run.suite_version}")
+    if kind == SCORER:
+        return f"scorer-{run.scorer_version}"
+    if kind == REPORT:
+        return f"report-{run.report_version}-runner-{run.runner_version}-run-record-{run.run_record_version}"
+    return _anchor(f"assessment-{run.assessment_version}-{run.policy}")
 
 
 def _entry_row(entry: Entry) -> ChangelogRow:

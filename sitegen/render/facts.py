@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Mapping
 
-from sitegen.changelog.changes import Changelog, changed_runs
+from sitegen.changelog.changes import ASSESSMENT, SCORER, SETUP, SUITE, Changelog, changed_runs, derived_anchor
 from sitegen.core.model import CRASHED_STATE, Records, Run, RunResult
+from sitegen.score.comparison import NoComparison, RunDifference, why_not_compared
 from sitegen.score.measures.registry import MEASURES
 
 
@@ -112,6 +113,43 @@ def _change_marks(changelog: Changelog | None) -> Mapping[str, tuple[ChangeMark,
             for row in rows
         )
     return marks
+
+
+@dataclass(frozen=True)
+class Uncompared:
+    """What a run page says in place of a comparison (score/comparison.py says why), each difference that keeps the
+    counts apart with the anchor of the changelog row of this run's side (None when the changelog has none)."""
+
+    why: NoComparison
+    differences: tuple[tuple[RunDifference, str | None], ...]
+
+
+# the changelog row that a difference in how runs were measured has; a matching method has none of its own (its
+# scorer version's row names it)
+_CHANGELOG_KIND = {"suite": SUITE, "scorer": SCORER, "assessment": ASSESSMENT, "stages": SETUP}
+
+
+def uncompared_runs(records: Records, outcomes: Mapping[str, str | None], comparisons: Mapping[str, object],
+                    changelog: Changelog | None) -> Mapping[str, Uncompared]:
+    """Each published run the site compares with no earlier run (absent from `comparisons`), and why."""
+    counted = {run_id for run_id, outcome in outcomes.items() if outcome is not None and outcome != CRASHED_STATE}
+    anchors = {row.anchor for row in changelog.rows} if changelog is not None else set()
+    found = {}
+    for run in records.published_runs:
+        if run.id in comparisons:
+            continue
+        why = why_not_compared(records, run, counted)
+        if why is None:
+            continue
+        setup = records.setups.get(run.setup)
+        fingerprint = setup.fingerprint if setup else ""
+        linked = []
+        for difference in why.differences:
+            kind = _CHANGELOG_KIND.get(difference.what)
+            anchor = derived_anchor(kind, run, fingerprint) if kind is not None else None
+            linked.append((difference, anchor if anchor in anchors else None))
+        found[run.id] = Uncompared(why, tuple(linked))
+    return found
 
 
 def headline(result: RunResult) -> RunResult:

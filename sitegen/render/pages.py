@@ -12,7 +12,7 @@ from sitegen.core.model import InMemoryFile, Records, RunResult, SourceFile
 from sitegen.core.workers import ordered_map
 from sitegen.render.cases import Verdicts, pairs_by_case
 from sitegen.render.environment import Detail, Page, Renderer
-from sitegen.render.facts import run_summaries, site_facts
+from sitegen.render.facts import run_summaries, site_facts, uncompared_runs
 from sitegen.render.plan import CASE_CHUNK, PageJob, page_tasks, render_in_worker
 from sitegen.render.prose import load_content, render_sitemap
 from sitegen.render.views import runs_by_case
@@ -122,10 +122,12 @@ def iter_pages(
 
     pairs = pairs_by_case(records)
     case_ids = sorted(records.case_versions)
-    job = PageJob(records, results, verdicts, renderers, languages, runs_by, states,
-                  {run_id: headline.outcome for run_id, headline in headlines.items()},
+    outcomes = {run_id: headline.outcome for run_id, headline in headlines.items()}
+    # without the verifying pass's comparisons, a page cannot tell which runs it compared: it says nothing of either
+    uncompared = uncompared_runs(records, outcomes, comparisons, changelog) if comparisons is not None else {}
+    job = PageJob(records, results, verdicts, renderers, languages, runs_by, states, outcomes,
                   common, comparisons or {}, write, pairs, reasons or {},
-                  cache=cache, salt=salt, detail=detail, held=held or {}, shared=shared)
+                  cache=cache, salt=salt, detail=detail, held=held or {}, shared=shared, uncompared=uncompared)
     tasks = [("shared", None, (part,)) for part in (*languages, "")] + page_tasks(case_ids, published, runs_by, detail)
     if jobs <= 1 or len(case_ids) < 2 * CASE_CHUNK:
         for task in tasks:

@@ -41,6 +41,7 @@ class PageJob:
     salt: bytes = b""  # what every page is also made from: sitegen, templates, catalogs, configuration, date
     detail: Detail = field(default_factory=Detail)  # which case-run pages are kept, and which runs' lists get pages (--detail-runs)
     held: Mapping[str, HeldFile] = field(default_factory=dict)  # the previous site's pages as the last build left them, by path
+    uncompared: Mapping[str, Any] = field(default_factory=dict)  # run id -> why it has no comparison (facts.Uncompared)
     shared: Callable[[str], Sequence[Page]] | None = None  # the pages every build renders, by part (pages.iter_pages: shared)
     _current: dict = field(default_factory=dict)  # per process: the run at hand's case results and own-page inputs, made once
 
@@ -208,15 +209,15 @@ class PageJob:
 
     def _own_pages_token(self, run_id: str) -> str:
         """The digest of everything a run's own pages are made from: its run_token, the cases record (the grid lists the
-        suite's case versions), what the overview says of the run, its comparison with the previous comparable run, and
-        whether its lists get pages of their own (Detail.lists: a newer run can take that from it)."""
+        suite's case versions), what the overview says of the run, its comparison with the previous comparable run (or why
+        it has none), and whether its lists get pages of their own (Detail.lists: a newer run can take that from it)."""
         tokens = self._current.setdefault("own pages tokens", {})
         if run_id not in tokens:
             run = next(r for r in self.records.published_runs if r.id == run_id)
             cases = self.records.files.get("cases.json")
             tokens[run_id] = page_key(b"", "run pages", self._run_token(run), cases.sha256 if cases is not None else None,
                                       replace(self.common["site"].run_views[run.id], result=None), self.comparisons.get(run.id),
-                                      self.detail.lists(run.id))
+                                      self.uncompared.get(run.id), self.detail.lists(run.id))
         return tokens[run_id]
 
     def _run_page(self, run_id: str, lang: str, rest: str) -> Page:
@@ -226,6 +227,7 @@ class PageJob:
         if rest == f"runs/{run.id}.html":
             shown = [o for x in listings.observations for o in x.shown]
             return renderer.page("run.html.j2", rest, {"run_view": view, "listings": listings, "comparison": comparison,
+                                                       "uncompared": self.uncompared.get(run.id),
                                                        "reasons": self._reasons().reasons(run.id, shown)})
         found = next(((x, p) for x in listings.all() for p in x.pages if p.path == rest), None)
         if found is None:  # only a forged list of the run's pages in the cache names one it does not have

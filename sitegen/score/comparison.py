@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Callable, Collection
 
 from sitegen.core import model as m
 from sitegen.core.errors import SitegenError, UsageError, did_you_mean
@@ -24,6 +25,43 @@ class IncompatibleRunsError(SitegenError):
 
     def lines(self) -> list[str]:
         return [f"error: {self}:"] + [f"  - {d}" for d in self.differences]
+
+
+@dataclass(frozen=True, slots=True)
+class RunDifference:
+    """Something that differs between two runs: in how they were measured (suite, scorer, matching_method, assessment,
+    stages: see _MEASURED_ALIKE), which makes their counts incomparable, or besides that (setup, report, engine,
+    repetitions), which does not."""
+
+    what: str
+    before: object
+    after: object
+
+    def text(self) -> str:
+        if self.what == "report":
+            return "report: version {} (runner {}, run record {}) vs version {} (runner {}, run record {})".format(*self.before, *self.after)
+        if self.what == "suite":
+            return "suite: {} version {} vs {} version {}".format(*self.before, *self.after)
+        if self.what == "assessment":
+            return "assessment: version {} under {} vs version {} under {}".format(*self.before, *self.after)
+        if self.what == "stages":
+            return f"stages: {len(self.before)} ({', '.join(self.before)}) vs {len(self.after)} ({', '.join(self.after)})"
+        if self.what == "setup":
+            return f"setup: {self.before[0]} ({self.before[1][:12]}) vs {self.after[0]} ({self.after[1][:12]})"
+        label = {"scorer": "scorer version", "matching_method": "matching method"}.get(self.what, self.what)
+        return f"{label}: {self.before} vs {self.after}"
+
+
+# What two runs must share for their counts to be compared observation by observation (METHOD.md: "runs are compared
+# only when their configurations are compatible"): the one list that both the site's pass (compatibility_key, through
+# score/verify.py) and `sitegen compare` (incompatibilities) read, and the run pages word (NoComparison).
+_MEASURED_ALIKE: tuple[tuple[str, Callable[[m.Records, m.Run], object]], ...] = (
+    ("suite", lambda records, run: (run.suite, run.suite_version)),
+    ("scorer", lambda records, run: run.scorer_version),
+    ("matching_method", lambda records, run: run.matching_method),
+    ("assessment", lambda records, run: (run.assessment_version, run.policy)),
+    ("stages", lambda records, run: records.stages(run)),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +104,11 @@ class Comparison:
         return self.fingerprint_a != self.fingerprint_b
 
     @property
+    def also(self) -> tuple[RunDifference, ...]:
+        """Everything that differs without making the counts incomparable, the setup first: what a run page lists."""
+        return _setup_difference(self.setup_a, self.fingerprint_a, self.setup_b, self.fingerprint_b) + self.notes
+
+    @property
     def regressions(self) -> tuple[Change, ...]:
         return tuple(c for c in self.changes if c.regression)
 
@@ -86,38 +129,23 @@ class Comparison:
         }
 
 
+def measured_differently(records: m.Records, a: m.Run, b: m.Run) -> tuple[RunDifference, ...]:
+    """What in how two runs were measured keeps their counts apart; empty when they can be compared (if neither crashed)."""
+    found = []
+    for what, of in _MEASURED_ALIKE:
+        before, after = of(records, a), of(records, b)
+        if before != after:
+            found.append(RunDifference(what, before, after))
+    return tuple(found)
+
+
 def incompatibilities(records: m.Records, a: m.Run, b: m.Run) -> tuple[str, ...]:
     """Every reason the counts of two runs cannot be compared; empty when they can."""
-    found = []
-    if (a.suite, a.suite_version) != (b.suite, b.suite_version):
-        found.append(f"suite: {a.suite} version {a.suite_version} vs {b.suite} version {b.suite_version}")
-    if a.scorer_version != b.scorer_version:
-        found.append(f"scorer version: {a.scorer_version} vs {b.scorer_version}")
-    if a.matching_method != b.matching_method:
-        found.append(f"matching method: {a.matching_method} vs {b.matching_method}")
-    if (a.assessment_version, a.policy) != (b.assessment_version, b.policy):
-        found.append(f"assessment: version {a.assessment_version} under {a.policy} vs version {b.assessment_version} under {b.policy}")
-    stages_a, stages_b = records.stages(a), records.stages(b)
-    if len(stages_a) != len(stages_b):
-        found.append(f"stages: {len(stages_a)} ({', '.join(stages_a)}) vs {len(stages_b)} ({', '.join(stages_b)})")
+    found = [d.text() for d in measured_differently(records, a, b)]
     for run in (a, b):
         if run.status != m.COMPLETED:
             found.append(f"run {run.id} crashed: it has no numbers to compare")
     return tuple(found)
-
-
-@dataclass(frozen=True, slots=True)
-class RunDifference:
-    """Something besides the setup that differs between two comparable runs: report (version, runner, run record), engine or repetitions."""
-
-    what: str
-    before: object
-    after: object
-
-    def text(self) -> str:
-        if self.what == "report":
-            return "report: version {} (runner {}, run record {}) vs version {} (runner {}, run record {})".format(*self.before, *self.after)
-        return f"{self.what}: {self.before} vs {self.after}"
 
 
 def allowed_differences(a: m.Run, b: m.Run) -> tuple[RunDifference, ...]:
@@ -132,6 +160,47 @@ def allowed_differences(a: m.Run, b: m.Run) -> tuple[RunDifference, ...]:
     if a.repetitions != b.repetitions:
         found.append(RunDifference("repetitions", a.repetitions, b.repetitions))
     return tuple(found)
+
+
+def _setup_difference(setup_a: str, fingerprint_a: str, setup_b: str, fingerprint_b: str) -> tuple[RunDifference, ...]:
+    # a setup is the engine's configuration: part of what is measured, not of how; its merge setting counts as the stages
+    if fingerprint_a == fingerprint_b:
+        return ()
+    return (RunDifference("setup", (setup_a, fingerprint_a), (setup_b, fingerprint_b)),)
+
+
+@dataclass(frozen=True, slots=True)
+class NoComparison:
+    """Why the site compares a run with no earlier run, for its page: the run has no counts (crashed), no earlier published
+    run has any (first: there is no earlier published run at all), or the latest earlier run with counts was measured
+    differently (differences), besides what differs without making counts incomparable (also: the setup first, as in
+    Comparison.also, unless the stages differ, which its merge setting decides)."""
+
+    crashed: bool = False
+    first: bool = False
+    earlier: str | None = None
+    differences: tuple[RunDifference, ...] = ()
+    also: tuple[RunDifference, ...] = ()
+
+
+def why_not_compared(records: m.Records, run: m.Run, counted: Collection[str]) -> NoComparison | None:
+    """Why a published run has no previous comparable run, given the published runs with counts (those not CRASHED: the
+    site compares only them, score/verify.py); None when the latest earlier one with counts is comparable after all."""
+    if run.id not in counted:
+        return NoComparison(crashed=True)
+    before = [r for r in records.published_runs if (r.date, r.id) < (run.date, run.id)]
+    with_counts = [r for r in before if r.id in counted]
+    if not with_counts:
+        return NoComparison(first=not before)
+    latest = max(with_counts, key=lambda r: (r.date, r.id))
+    differences = measured_differently(records, latest, run)
+    if not differences:
+        return None
+    also = allowed_differences(latest, run)
+    if all(d.what != "stages" for d in differences):  # else the setup's merge setting is what set the stages apart
+        setup_a, setup_b = records.setups[latest.setup], records.setups[run.setup]
+        also = _setup_difference(latest.setup, setup_a.fingerprint, run.setup, setup_b.fingerprint) + also
+    return NoComparison(earlier=latest.id, differences=differences, also=also)
 
 
 def compare_runs(records: m.Records, run_a: str, run_b: str) -> Comparison:
@@ -227,17 +296,6 @@ def _show(count: tuple[int, int] | None) -> str:
     return "not observed" if count is None else f"{count[0]} of {count[1]}"
 
 
-def previous_comparable(records: m.Records, run: m.Run) -> m.Run | None:
-    """The latest earlier published run of the same suite that this run can be compared with, for the run pages."""
-    earlier = [r for r in records.published_runs if (r.date, r.id) < (run.date, run.id) and r.suite == run.suite
-               and r.status == m.COMPLETED]
-    for candidate in sorted(earlier, key=lambda r: (r.date, r.id), reverse=True):
-        if not incompatibilities(records, candidate, run):
-            return candidate
-    return None
-
-
 def compatibility_key(records: m.Records, run: m.Run) -> tuple:
-    """Runs with equal keys can be compared (see incompatibilities); only the latest of each key is kept in memory."""
-    return (run.suite, run.suite_version, run.scorer_version, run.matching_method, run.assessment_version, run.policy,
-            len(records.stages(run)))
+    """Runs with equal keys can be compared (see measured_differently); only the latest of each key is kept in memory."""
+    return tuple(of(records, run) for _, of in _MEASURED_ALIKE)
