@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable, Iterable, Mapping
@@ -11,6 +12,8 @@ from markupsafe import Markup
 from sitegen.core.model import (
     CRASHED,
     CRASHED_STATE,
+    DISMISSED,
+    PENDING,
     Answer,
     CaseResult,
     CaseVersion,
@@ -123,14 +126,25 @@ class CaseRunInput:
     repetitions: tuple[RepetitionInput, ...]
 
     @cached_property
-    def counts(self) -> tuple[tuple[int, ...], tuple[tuple[str, tuple[tuple[int, int] | None, ...]], ...]]:
+    def counts(self) -> tuple[tuple[int, ...], tuple[tuple[str, tuple[tuple[int, int, int, int] | None, ...]], ...]]:
         """The passed-of-observed counts as one table of the page: (the repetitions with a result, then each measure
-        any of them observed, in METHOD.md's order, with its (passed, observed) per repetition, or None where that
-        repetition has no count of it). Empty when no repetition has a result."""
+        any of them observed, in METHOD.md's order, with its (passed, observed, pending, dismissed) per repetition, or
+        None where that repetition has no count of it). Empty when no repetition has a result.
+
+        Pending and dismissed are counted as the run page's table of measures counts them (MeasureResult): observations
+        by their result, here those of the repetition (RepetitionInput.observations, a pair's in both of its slots, as
+        the case's own counts take it). A pending one is among the not passed, a dismissed one among the passed, so a
+        cell says which of its numbers are neither plain failures nor plain passes."""
         reps = [rep for rep in self.repetitions if rep.result is not None]
         if not reps:
             return ((), ())
-        rows = tuple((measure, tuple(rep.result.measures.get(measure) for rep in reps))
+        results = [Counter((o.measure, o.result) for o in rep.observations) for rep in reps]
+
+        def cell(rep: RepetitionInput, found: Counter, measure: str) -> tuple[int, int, int, int] | None:
+            counted = rep.result.measures.get(measure)
+            return None if counted is None else (*counted, found[(measure, PENDING)], found[(measure, DISMISSED)])
+
+        rows = tuple((measure, tuple(cell(rep, found, measure) for rep, found in zip(reps, results)))
                      for measure in MEASURES if any(measure in rep.result.measures for rep in reps))
         return (tuple(rep.repetition for rep in reps), rows)
 
