@@ -370,3 +370,39 @@ def test_a_count_names_one_or_several_in_each_language_and_both_kinds_together()
     assert str(words["en"].passed_of[(4, 4, 0, 0)]) == "4 of 4"
     assert "Not observed" in str(words["en"].passed_of[None])
 
+
+def test_an_invariance_pairs_observation_is_named_by_its_pair_not_by_the_stage_of_its_first_difference(site):
+    """METHOD.md: an INVARIANT_PAIRS observation is one pair in one repetition, both versions compared in every stage
+    and the merge. The results record gives a failed one the stage of its first difference, which the list of
+    observations named ("failed: Unmoved by details that must not matter, Reviewers"), though the differences were in
+    the report and the merge too. It is named by its pair now, on both versions' pages, in both languages; its reason
+    lists every difference under its stage."""
+    for lang, label, stages in (("en", "Unmoved by details that must not matter, pair <code>licence-gender</code>",
+                                 ("Reviewers, ", "Delivered report, ", "In the merge, ")),
+                                ("sv", "Oberoende av detaljer som inte ska spela roll, paret <code>licence-gender</code>",
+                                 ("Granskare, ", "Levererad rapport, ", "I sammanslagningen, "))):
+        for version in ("licence-gender-flawed-feminine", "licence-gender-flawed-masculine"):
+            html = read(site, f"{lang}/cases/li/{version}/2026-09-16-release.html")
+            r2 = html[html.index('<h2 id="r2"'):html.index('<h2 id="r3"')]
+            (item,) = [li for li in re.findall(r"<li><span class=\"st-[^\"]*\">[^<]*</span>: (.*?)</div></li>", r2, re.S)
+                       if "licence-gender</code>" in li.split("<div")[0]]
+            head, reason = item.split('<div class="reason">', 1)
+            assert head.strip() == label, head
+            assert all(f"<li>{stage}" in reason for stage in stages), reason
+    # the scorer-7 run's pair differs in the reviewers' stage alone, and is still named by its pair
+    html = read(site, "en/cases/li/licence-gender-flawed-masculine/2026-12-01-scorer-7.html")
+    assert html.count(": Unmoved by details that must not matter, pair <code>licence-gender</code><div") == 3
+    assert "Unmoved by details that must not matter, <a" not in html
+
+
+def test_a_run_page_names_an_invariance_pairs_observation_and_its_regression_by_the_pair_and_links_its_repetition(site):
+    for lang, rep, pair in (("en", "repetition 2", "pair"), ("sv", "upprepning 2", "paret")):
+        page = read(site, f"{lang}/runs/2026-09-16-release.html")
+        target = '<a href="../cases/li/licence-gender-flawed-feminine/2026-09-16-release.html#r2">licence-gender-flawed-feminine</a>'
+        assert f"{target},\n{rep}, {pair} <code>licence-gender</code><div" in page
+        # the nightly before it passed this pair: one regression, passed to failed (it was "not observed" at the stage of
+        # its first difference, and passed at the run's last stage, a change the list did not show)
+        regressions = read(site, f"{lang}/runs/2026-09-16-release/regressions-1.html")
+        (item,) = [li for li in regressions.split("<li>") if li.startswith("<code>INVARIANT_PAIRS</code>")]
+        assert f'{target.replace("../", "../../")},\n{rep}, {pair} <code>licence-gender</code>:\n<span class="st-pass">' in item, item
+        assert 'class="st-block"' in item

@@ -29,7 +29,7 @@ from sitegen.render.passages import passage_lines
 from sitegen.render.shown import repeated, shown_before
 from sitegen.render.templating import escape_output
 from sitegen.score.measures.base import Reason
-from sitegen.score.measures.registry import MEASURES
+from sitegen.score.measures.registry import MEASURES, stage_of
 from sitegen.score.reasons import ReasonSource
 
 Verdicts = Callable[[Answer, str, bool], StageVerdict]
@@ -79,6 +79,7 @@ class RepetitionInput:
 
         Observations that differ only in their stage, with the same result, measure, repetitions, subject and reason, are
         listed once naming each stage: a stability difference is mostly found in the reviewers' answer and in the report.
+        An observation of every stage at once (an invariance pair's, ACROSS_STAGES) is about no one section: it names none.
         Where they are explained under another repetition, their reasons need not be the same: this one only links there.
         """
         mine = str(self.repetition)
@@ -87,16 +88,17 @@ class RepetitionInput:
             first = o.repetition.split("-", 1)[0]
             under = None if first == mine else first
             reason = self.reasons.get(o)
-            section = (repetition_anchor(self.repetition, o.stage), o.stage)
+            stage = stage_of(o.measure, o.stage)
+            sections = [] if stage is None else [(repetition_anchor(self.repetition, stage), stage)]
             # alike as the repetition explaining it sees them, so each repetition lists the observation the same way
             # one explained under another repetition is only linked there, so its reason does not set it apart
             same = (o.result, o.measure, o.repetition, o.subject, under) + ((reason, o.detail if reason is None else None) if under is None else (None, None))
             for entry in out:
-                if entry[5] == same and all(stage != o.stage for _, stage in entry[1]):
-                    entry[1].append(section)
+                if sections and entry[5] == same and all(shown != stage for _, shown in entry[1]):
+                    entry[1].extend(sections)
                     break
             else:
-                out.append([o, [section], o.repetition != mine, under, reason if under is None else None, same])
+                out.append([o, sections, o.repetition != mine, under, reason if under is None else None, same])
         return tuple((o, tuple(sections), pair, under, why) for o, sections, pair, under, why, _ in out)
 
     @cached_property
