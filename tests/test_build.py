@@ -575,7 +575,10 @@ def test_every_observation_that_did_not_pass_is_explained_on_the_case_pages_it_c
             section = section[: section.index("</ul>", section.index(f'id="r{rep}-why"'))]
             # an item lists the observations alike but for their stage once, naming each stage (a link to its section)
             items = re.findall(r'<li><span class="st-.*?(?=<li><span class="st-|$)', section, re.S)
-            stages = [len(re.findall(rf'<a href="#r{rep}-[a-z]+">', item.split('<div class="reason">')[0])) for item in items]
+            # and an invariance pair's, which compares every stage and the merge, names its pair instead of a stage
+            heads = [item.split('<div class="reason">')[0] for item in items]
+            stages = [len(re.findall(rf'<a href="#r{rep}-[a-z]+">', head)) or len(re.findall(r", (?:pair|paret) <code>", head))
+                      for head in heads]
             rows = [re.findall(rf'</a>, <a href="#(r{rep}-[a-z]+-[^"]+)">', item) for item in items]
             assert sum(n for item, n, row in zip(items, stages, rows) if '<div class="reason">' in item or row) == count, (run, cv, rep, lang)
             for row in (r for found in rows for r in found):

@@ -100,8 +100,25 @@ def test_json_has_the_same_content_as_the_text(capsys):
     for line, change in zip(lines, data["changes"]):
         tag = "REGRESSION" if change["regression"] else "change"
         assert line.startswith(tag)
-        assert (f"{change['measure']} {change['case_version']} repetition {change['repetition']} {change['stage']} "
-                f"{change['subject']}: {change['before']} -> {change['after']}") in line
+        where = f"{change['stage']} {change['subject']}" if change["stage"] else f"pair {change['subject']}"
+        assert (f"{change['measure']} {change['case_version']} repetition {change['repetition']} {where}: "
+                f"{change['before']} -> {change['after']}") in line
+    assert [c["stage"] for c in data["changes"] if c["measure"] == "INVARIANT_PAIRS"] == [None]
+
+
+def test_an_invariance_pair_is_compared_by_pair_and_repetition_not_by_the_stage_of_its_first_difference(records, capsys):
+    """A pair observation compares every stage and the merge; the results record gives a passed one the run's last stage
+    and a failed one its first difference's. Compared by that stage, the pair licence-gender that passed in the nightly
+    and failed in the release was two changes, "passed -> not observed" and a regression "not observed -> failed";
+    it is one regression, passed to failed, and back to passed in the next comparable run one change."""
+    (change,) = [c for c in compare_runs(records, NIGHTLY, RELEASE).changes if c.measure == "INVARIANT_PAIRS"]
+    assert (change.case_version, change.repetition, change.stage, change.subject) == ("licence-gender-flawed-feminine", "2", "", "licence-gender")
+    assert (change.before, change.after, change.regression) == (m.PASSED, m.FAILED, True)
+    (back,) = [c for c in compare_runs(records, RELEASE, "2026-10-01-engine-change").changes if c.measure == "INVARIANT_PAIRS"]
+    assert (back.before, back.after, back.regression) == (m.FAILED, m.PASSED, False)
+    code, out, _ = compare(capsys, NIGHTLY, RELEASE)
+    assert code == 0
+    assert "  REGRESSION INVARIANT_PAIRS licence-gender-flawed-feminine repetition 2 pair licence-gender: passed -> failed\n" in out
 
 
 def test_incompatible_runs_exit_2_naming_each_difference(capsys, records):

@@ -135,6 +135,17 @@ def test_invariant_pairs_the_two_versions_read_differently(capsys, records):
             f"{second} reads found" in line and f"{first} reads not found" in line
 
 
+def test_an_invariance_pairs_observation_is_named_by_its_pair_and_shown_whichever_stage_is_asked_for(capsys):
+    """It compares the pair's versions in every stage and the merge (METHOD.md): the stage the results record gives it
+    is only its first difference's, so it is not named ("repetition 2, reviewer, licence-gender" read as a difference of
+    the reviewers alone) and `--stage report` keeps it (it hid the pair's differences in the report and the merge)."""
+    for stage in ((), ("--stage", "reviewer"), ("--stage", "report")):
+        out = explain(capsys, "licence-gender-flawed-masculine", "--repetition", "2", *stage)
+        (line,) = [line for line in not_passed(out) if line.startswith("INVARIANT_PAIRS FAILED")]
+        assert line.startswith("INVARIANT_PAIRS FAILED (repetition 2, pair licence-gender): reviewer:handler-missing: "), line
+        assert "every difference (3):" in out and "      merge:handler-missing: " in out
+
+
 def test_identical_input_stability_the_repetitions_disagree(capsys, records):
     """Method page: nothing to quote; one repetition quotes an unrelated closing sentence while the others quote nothing."""
     (expected,) = records.case_versions["papers-location-unstated"].key.expected

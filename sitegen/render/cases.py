@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable, Iterable, Mapping
@@ -11,6 +12,8 @@ from markupsafe import Markup
 from sitegen.core.model import (
     CRASHED,
     CRASHED_STATE,
+    DISMISSED,
+    PENDING,
     Answer,
     CaseResult,
     CaseVersion,
@@ -26,7 +29,7 @@ from sitegen.render.passages import passage_lines
 from sitegen.render.shown import repeated, shown_before
 from sitegen.render.templating import escape_output
 from sitegen.score.measures.base import Reason
-from sitegen.score.measures.registry import MEASURES
+from sitegen.score.measures.registry import MEASURES, stage_of
 from sitegen.score.reasons import ReasonSource
 
 Verdicts = Callable[[Answer, str, bool], StageVerdict]
@@ -76,6 +79,7 @@ class RepetitionInput:
 
         Observations that differ only in their stage, with the same result, measure, repetitions, subject and reason, are
         listed once naming each stage: a stability difference is mostly found in the reviewers' answer and in the report.
+        An observation of every stage at once (an invariance pair's, ACROSS_STAGES) is about no one section: it names none.
         Where they are explained under another repetition, their reasons need not be the same: this one only links there.
         """
         mine = str(self.repetition)
@@ -84,16 +88,17 @@ class RepetitionInput:
             first = o.repetition.split("-", 1)[0]
             under = None if first == mine else first
             reason = self.reasons.get(o)
-            section = (repetition_anchor(self.repetition, o.stage), o.stage)
+            stage = stage_of(o.measure, o.stage)
+            sections = [] if stage is None else [(repetition_anchor(self.repetition, stage), stage)]
             # alike as the repetition explaining it sees them, so each repetition lists the observation the same way
             # one explained under another repetition is only linked there, so its reason does not set it apart
             same = (o.result, o.measure, o.repetition, o.subject, under) + ((reason, o.detail if reason is None else None) if under is None else (None, None))
             for entry in out:
-                if entry[5] == same and all(stage != o.stage for _, stage in entry[1]):
-                    entry[1].append(section)
+                if sections and entry[5] == same and all(shown != stage for _, shown in entry[1]):
+                    entry[1].extend(sections)
                     break
             else:
-                out.append([o, [section], o.repetition != mine, under, reason if under is None else None, same])
+                out.append([o, sections, o.repetition != mine, under, reason if under is None else None, same])
         return tuple((o, tuple(sections), pair, under, why) for o, sections, pair, under, why, _ in out)
 
     @cached_property
@@ -123,14 +128,25 @@ class CaseRunInput:
     repetitions: tuple[RepetitionInput, ...]
 
     @cached_property
-    def counts(self) -> tuple[tuple[int, ...], tuple[tuple[str, tuple[tuple[int, int] | None, ...]], ...]]:
+    def counts(self) -> tuple[tuple[int, ...], tuple[tuple[str, tuple[tuple[int, int, int, int] | None, ...]], ...]]:
         """The passed-of-observed counts as one table of the page: (the repetitions with a result, then each measure
-        any of them observed, in METHOD.md's order, with its (passed, observed) per repetition, or None where that
-        repetition has no count of it). Empty when no repetition has a result."""
+        any of them observed, in METHOD.md's order, with its (passed, observed, pending, dismissed) per repetition, or
+        None where that repetition has no count of it). Empty when no repetition has a result.
+
+        Pending and dismissed are counted as the run page's table of measures counts them (MeasureResult): observations
+        by their result, here those of the repetition (RepetitionInput.observations, a pair's in both of its slots, as
+        the case's own counts take it). A pending one is among the not passed, a dismissed one among the passed, so a
+        cell says which of its numbers are neither plain failures nor plain passes."""
         reps = [rep for rep in self.repetitions if rep.result is not None]
         if not reps:
             return ((), ())
-        rows = tuple((measure, tuple(rep.result.measures.get(measure) for rep in reps))
+        results = [Counter((o.measure, o.result) for o in rep.observations) for rep in reps]
+
+        def cell(rep: RepetitionInput, found: Counter, measure: str) -> tuple[int, int, int, int] | None:
+            counted = rep.result.measures.get(measure)
+            return None if counted is None else (*counted, found[(measure, PENDING)], found[(measure, DISMISSED)])
+
+        rows = tuple((measure, tuple(cell(rep, found, measure) for rep, found in zip(reps, results)))
                      for measure in MEASURES if any(measure in rep.result.measures for rep in reps))
         return (tuple(rep.repetition for rep in reps), rows)
 

@@ -11,7 +11,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from sitegen.core.invisibles import codes_as_text
-from sitegen.score.measures.registry import MEASURES, PAIR_MEASURES, REASON_WORDS, REASON_WORDS_ABSENT, TITLES
+from sitegen.score.measures.registry import ACROSS_STAGES, MEASURES, PAIR_MEASURES, REASON_WORDS, REASON_WORDS_ABSENT, TITLES
 from sitegen.render.formatting import LocaleFormat
 from sitegen.render.links import LINKS, PageLinks, case_path, repetition_anchor
 from sitegen.render.reasons import REASON_FORMS, pair_reading
@@ -85,6 +85,7 @@ class Renderer:
             lang=lang,
             MEASURES=MEASURES,
             PAIR_MEASURES=PAIR_MEASURES,
+            ACROSS_STAGES=ACROSS_STAGES,
             config=config,
             build_date=build_date,
             case_path=case_path,
@@ -265,6 +266,7 @@ class Words:
         # (first, last): one repetition's label, or a span's ("Repetitions 1–3")
         self.repetitions = Memo(lambda span: macros.repetition_word(span[0]) if span[0] == span[1] else macros.repetitions_word(*span))
         self.repetition_ref = Memo(macros.repetition_ref)
+        self.pair = Memo(macros.pair_ref)  # an observation of a pair of versions, named by the pair, not by a stage
         self.explained_under = Memo(macros.explained_under)
         self.outcome = Memo(macros.outcome_word)
         self.count = Memo(macros.count_word)

@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 
 from sitegen.core.model import CRASHED, CRASHED_STATE, CaseResult, Observation, Records, Run, RunResult
 from sitegen.render.links import case_path
-from sitegen.score.measures.registry import MEASURES
+from sitegen.score.measures.registry import MEASURES, stage_of
 
 
 def index_cases(result: RunResult | None) -> Mapping[tuple[str, int], CaseResult]:
@@ -169,7 +169,8 @@ def listed_observations(items: Sequence[Observation], reasons: Mapping[Observati
                         anchor: Any) -> tuple[tuple[Observation, str, Any], ...]:
     """A run list's observations as it shows them: (observation, where it links below the language folder, its structured
     reason or None), worked out here rather than by three template calls per item of lists thousands long."""
-    return tuple((o, detail.link(o.case_version, run_id, anchor(o.repetition, o.stage)), reasons.get(o)) for o in items)
+    return tuple((o, detail.link(o.case_version, run_id, anchor(o.repetition, stage_of(o.measure, o.stage))), reasons.get(o))
+                 for o in items)
 
 
 def grid_rows(rows: Sequence[tuple[str, Sequence[GridCell]]], detail: Any, run_id: str, anchor: Any) -> tuple[tuple[str, str, tuple], ...]:

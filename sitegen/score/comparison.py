@@ -7,7 +7,7 @@ from typing import Callable, Collection
 
 from sitegen.core import model as m
 from sitegen.core.errors import SitegenError, UsageError, did_you_mean
-from sitegen.score.measures.registry import MEASURES
+from sitegen.score.measures.registry import ACROSS_STAGES, MEASURES
 from sitegen.score.scoring import observe_run
 
 _GOOD = (m.PASSED, m.DISMISSED)
@@ -76,7 +76,7 @@ class Change:
     measure: str
     case_version: str
     repetition: str
-    stage: str
+    stage: str  # "" for an observation of every stage at once (ACROSS_STAGES): "stage": null in JSON
     subject: str
     before: str
     after: str
@@ -124,7 +124,7 @@ class Comparison:
             "other_differences": [{"what": d.what, "before": d.before, "after": d.after} for d in self.notes],
             "measures": [{"measure": d.measure, "before": list(d.before) if d.before else None,
                           "after": list(d.after) if d.after else None} for d in self.measures],
-            "changes": [{"measure": c.measure, "case_version": c.case_version, "repetition": c.repetition, "stage": c.stage,
+            "changes": [{"measure": c.measure, "case_version": c.case_version, "repetition": c.repetition, "stage": c.stage or None,
                          "subject": c.subject, "before": c.before, "after": c.after, "regression": c.regression} for c in self.changes],
         }
 
@@ -221,7 +221,7 @@ def compare_runs(records: m.Records, run_a: str, run_b: str) -> Comparison:
 
 def summarize(observed) -> dict[str, tuple[dict, tuple[int, int] | None]]:
     """Per measure, each observation's result by its identity, and the count: all a comparison needs of a run."""
-    return {measure: (_index(items), _count(items)) for measure, items in observed.items()}
+    return {measure: (_index(items, measure in ACROSS_STAGES), _count(items)) for measure, items in observed.items()}
 
 
 def compare_summaries(records: m.Records, a: m.Run, b: m.Run, seen_a, seen_b, *, regressions_only: bool = False) -> Comparison:
@@ -252,8 +252,12 @@ def _changed(before: dict, after: dict) -> list:
     return [key for key in candidates if _bucket(before.get(key, "not observed")) != _bucket(after.get(key, "not observed"))]
 
 
-def _index(observed) -> dict[tuple[str, str, str, str], str]:
+def _index(observed, across_stages: bool = False) -> dict[tuple[str, str, str, str], str]:
     # a quote is identified by its text: finding ids are the engine's own and differ from run to run
+    if across_stages:
+        # an invariance pair's observation is of every stage at once: the stage recorded (its first difference's, or the
+        # last stage when it passed) is no part of what it is, so a pair that passed before and fails now is one change
+        return {(o.case_version, o.repetition, "", o.subject): o.result for o in observed}
     return {(o.case_version, o.repetition, o.stage, o.quote if o.quote is not None else o.subject): o.result for o in observed}
 
 
@@ -269,7 +273,7 @@ def _count(observed) -> tuple[int, int] | None:
 
 def _sort_key(key):
     case_version, repetition, stage, subject = key
-    return (case_version, tuple(int(p) for p in repetition.split("-")), m.STAGES.index(stage), subject)
+    return (case_version, tuple(int(p) for p in repetition.split("-")), m.STAGES.index(stage) if stage else -1, subject)
 
 
 def format_comparison(c: Comparison) -> str:
@@ -287,8 +291,9 @@ def format_comparison(c: Comparison) -> str:
     lines.append(f"{len(regressions)} regression(s), {len(c.changes) - len(regressions)} other change(s)")
     for change in c.changes:
         tag = "REGRESSION" if change.regression else "change"
-        lines.append(f"  {tag:<10} {change.measure} {change.case_version} repetition {change.repetition} {change.stage} "
-                     f"{change.subject}: {change.before} -> {change.after}")
+        where = f"{change.stage} {change.subject}" if change.stage else f"pair {change.subject}"
+        lines.append(f"  {tag:<10} {change.measure} {change.case_version} repetition {change.repetition} {where}: "
+                     f"{change.before} -> {change.after}")
     return "\n".join(lines) + "\n"
 
 

@@ -6,7 +6,7 @@ from sitegen.core import model as m
 from sitegen.core.errors import UsageError, did_you_mean
 from sitegen.score.measures.base import Reason
 from sitegen.score.measures.grounding import miss_reason
-from sitegen.score.measures.registry import REGISTRY
+from sitegen.score.measures.registry import REGISTRY, stage_of
 from sitegen.score.reasons import derive_reasons
 from sitegen.score.scoring import score_run, verdict_source
 
@@ -46,19 +46,27 @@ def explain_case(records: m.Records, run_id: str, case_id: str, *, repetition: i
                 out.extend("  " + line for line in _stage_lines(verdicts, run, cv, answer, st, rerun=True))
             elif answer.rerun is not None:
                 out.append(f"  the rerun of repetition {rep} crashed: the run is CRASHED")
+    # an invariance pair's observation compares every stage at once: it is shown whichever stage is asked for
     failed = [o for o in result.observations if _concerns(records, o, cv.id)
               and (repetition is None or str(repetition) in o.repetition.split("-"))
-              and (stage is None or o.stage == stage)]
+              and (stage is None or stage_of(o.measure, o.stage) in (None, stage))]
     out.append("")
     if failed:
         out.append("observations of this case that did not plainly pass:")
         reasons = derive_reasons(records, run.id, {o.case_version for o in failed})
         for o in failed:
-            out.append(f"  {o.measure} {o.result.upper()} (repetition {o.repetition}, {o.stage}, {o.subject}): {o.detail}")
+            out.append(f"  {o.measure} {o.result.upper()} (repetition {o.repetition}, {_where(o)}): {o.detail}")
             out.extend(_differences(o, reasons.get(o)))
     elif result.outcome != m.CRASHED_STATE:
         out.append("every observation of this case passed.")
     return "\n".join(out) + "\n"
+
+
+def _where(observation: m.Observation) -> str:
+    """What an observation is of, after its repetition, as the pages name it: its stage and subject, or an invariance
+    pair's pair alone (it compares every stage and the merge; the stage recorded is only where it first differed)."""
+    stage = stage_of(observation.measure, observation.stage)
+    return f"pair {observation.subject}" if stage is None else f"{stage}, {observation.subject}"
 
 
 def _differences(observation: m.Observation, why: Reason | None) -> list[str]:

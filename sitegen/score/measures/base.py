@@ -89,6 +89,10 @@ class Measure:
     example_case: str
     # an observation involves two (case version, repetition) slots, a pair of repetitions or of versions, and counts in both
     of_pairs: bool = False
+    # an observation compares every stage (and the merge) at once, so it has no stage of its own: the one the results
+    # record gives it is only where its first difference was (or the last stage, when it passed), and it is named and
+    # compared across runs without it
+    across_stages: bool = False
 
     def reason(self, code: str) -> ReasonText:
         return next(r for r in self.reasons if r.code == code)

@@ -93,6 +93,8 @@ def invariant_pairs(judged: JudgedRun, listed: bool = True) -> Iterator[Observed
             first = differing[0]
             why = Reason(_pair_reason(first, left.get(first)), pair=pair.id, left=a, right=b, repetition=rep,
                          differences=tuple(Difference(k, left.get(k, _ABSENT), right.get(k, _ABSENT)) for k in differing))
+            # recorded at its first difference's stage (the merge's at the report's); the observation itself is of every
+            # stage (Measure.across_stages), so the pages and comparisons name and match it without that stage
             scope = first.split(":", 1)[0]
             yield failed("INVARIANT_PAIRS", a, str(rep), m.REVIEWER if scope == m.REVIEWER else m.REPORT, pair.id,
                          m.FAILED, why, _TEXTS, cases)
@@ -129,4 +131,4 @@ def _show(value: object) -> str:
 
 
 MEASURE = Measure("INVARIANT_PAIRS", N_("Unmoved by details that must not matter"), invariant_pairs, REASONS,
-                  example_case="licence-gender-flawed-feminine", of_pairs=True)
+                  example_case="licence-gender-flawed-feminine", of_pairs=True, across_stages=True)

@@ -20,6 +20,14 @@ MEASURE_FUNCTIONS = MappingProxyType({measure.id: measure.function for measure i
 TITLES = MappingProxyType({measure.id: measure.title for measure in REGISTRY.values()})
 EXAMPLE_CASES = MappingProxyType({measure.id: measure.example_case for measure in REGISTRY.values()})
 PAIR_MEASURES = frozenset(measure.id for measure in REGISTRY.values() if measure.of_pairs)  # counted in both of a pair
+# an observation of these has no one stage (Measure.across_stages): its `stage` field is not shown, nor compared
+ACROSS_STAGES = frozenset(measure.id for measure in REGISTRY.values() if measure.across_stages)
+
+
+def stage_of(measure: str, stage: str) -> str | None:
+    """The stage an observation of `measure` recorded at `stage` is shown and compared at: None for a measure that
+    observes every stage at once (ACROSS_STAGES), whose recorded stage is only where its first difference was."""
+    return None if measure in ACROSS_STAGES else stage
 
 
 def _reason_words() -> Mapping[str, str]:
