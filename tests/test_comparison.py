@@ -275,7 +275,8 @@ WORDS = {
            "stages": "stages scored: {before} → {after}; the run setup decides whether a run goes through the merge",
            "first": "This is the first published run: there is no earlier run to compare it with.",
            "crashed": "This run did not finish, so it has no counts to compare with an earlier run's.",
-           "changelog": "changelog"},
+           "changelog": "changelog",
+           "heading": "Compared with the previous comparable run", "heading none": "Compared with earlier runs"},
     "sv": {"none": "Ingen tidigare körning kan jämföras med den här: antal jämförs bara mellan körningar av samma version av "
                    "testsviten med samma poängsättning, matchningsmetod, bedömning och steg.",
            "latest": "Den senaste tidigare körningen med antal, {link}, mättes på ett annat sätt:",
@@ -289,7 +290,8 @@ WORDS = {
            "stages": "steg som poängsattes: {before} → {after}; körningsupplägget avgör om en körning går igenom sammanslagningen",
            "first": "Det här är den första publicerade körningen: det finns ingen tidigare körning att jämföra den med.",
            "crashed": "Körningen blev inte klar, så den har inga antal att jämföra med en tidigare körnings.",
-           "changelog": "ändringslistan"},
+           "changelog": "ändringslistan",
+           "heading": "Jämfört med föregående jämförbara körning", "heading none": "Jämfört med tidigare körningar"},
 }
 
 
@@ -326,6 +328,8 @@ def test_the_first_run_of_a_new_scorer_says_why_no_earlier_run_is_comparable(rec
     section = comparison_section(bundled_site, lang, SCORER_7)
     link = f'<a href="../runs/{ENGINE_CHANGE}.html">{ENGINE_CHANGE}</a>'
     assert words["none"] in section and words["latest"].format(link=link) in section
+    # nothing is compared here, so the heading does not promise a comparable run
+    assert words["heading none"] in section and words["heading"] not in section
     assert 'id="comparison-caption"' not in section, "no counts are set side by side"
     incomparable, also = lists(section)
     scorer = words["scorer"].format(before=earlier.scorer_version, after=run.scorer_version)
@@ -388,13 +392,17 @@ def test_a_changed_setup_is_listed_among_the_differences_that_leave_counts_compa
     setup_a, setup_b = records.setups[a.setup], records.setups[b.setup]
     assert setup_a.fingerprint != setup_b.fingerprint
     section = comparison_section(bundled_site, lang, after)
-    assert words["comparable"].format(run=before) in section
+    # the earlier run is linked where the sentence names it, and only there
+    link = f'<a href="../runs/{before}.html">{before}</a>'
+    assert words["comparable"].format(run=link) in section
+    assert section.count(f'href="../runs/{before}.html"') == 1
+    assert words["heading"] in section and words["heading none"] not in section
     assert words["old setup"] not in section
     (also,) = lists(section)
     assert also[0] == words["setup"].format(before=a.setup, before_print=setup_a.fingerprint[:12], after=b.setup,
                                              after_print=setup_b.fingerprint[:12])
     assert words["engine"].format(before=a.engine_version, after=b.engine_version) in also
-    assert section.index(words["comparable"].format(run=before)) < section.index(words["also"]) < section.index(also[0])
+    assert section.index(words["comparable"].format(run=link)) < section.index(words["also"]) < section.index(also[0])
 
 
 def test_the_site_and_sitegen_compare_decide_comparability_by_the_same_rule(records):
