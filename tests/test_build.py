@@ -534,6 +534,9 @@ def test_documents_and_engine_text_are_marked_with_their_language(bundled_site):
     case = (bundled_site / "en" / "cases" / "cu" / "cure-unchecked" / "index.html").read_text(encoding="utf-8")
     assert '<ol class="document" lang="sv">' in case
     assert '<dd lang="sv">' in case  # rule texts
+    # and their titles, written in the rules' language too (before: an unmarked Swedish title on an English page)
+    titles = re.findall(r'<dt id="rule-[^"]+"><code>[^<]+</code> (.*?)</dt>', case)
+    assert titles and all(re.fullmatch(r'<span lang="sv">[^<]+</span>', title) for title in titles), titles
     answer = (bundled_site / "en" / "cases" / "cu" / "cure-unchecked" / "2026-09-16-release.html").read_text(encoding="utf-8")
     assert re.search(r'</ol><p lang="sv">[^<]', answer)  # a finding's wording, after its lines
     # a quote is shown marked in its lines (and as a quotation too only when it is not the document's text verbatim)
