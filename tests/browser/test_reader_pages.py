@@ -172,3 +172,54 @@ def test_a_first_miss_with_its_explanation_wraps_inside_its_table_at_1280(tab, b
         _open(tab, site_url + path, width=1280, media="screen")
         found = tab.evaluate(_FIT, 1280)
         assert not found["problems"], f"{path} at 1280 px:\n" + "\n".join(found["problems"])
+
+
+# Each word of the table's text against the boxes the browser drew it in: a word drawn on two lines was broken inside
+# it, one drawn past its cell or the screen's edge was cut.
+_BROKEN_WORDS = """selector => {
+    const table = document.querySelector(selector);
+    if (!table) return null;
+    const problems = [];
+    const walker = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (!node.data.trim()) continue;
+        const cell = node.parentElement.closest('th, td, caption').getBoundingClientRect();
+        for (const word of node.data.matchAll(/\\S+/g)) {
+            const range = document.createRange();
+            range.setStart(node, word.index);
+            range.setEnd(node, word.index + word[0].length);
+            const boxes = Array.from(range.getClientRects()).filter(r => r.width > 0);
+            const tops = boxes.map(r => r.top);
+            if (Math.max(...tops) - Math.min(...tops) > 1) problems.push(`"${word[0]}" is broken over ${boxes.length} lines`);
+            for (const r of boxes)
+                if (r.left < cell.left - 0.5 || r.right > cell.right + 0.5 || r.right > window.innerWidth)
+                    problems.push(`"${word[0]}" is drawn at ${Math.round(r.left)}..${Math.round(r.right)}, ` +
+                                  `its cell at ${Math.round(cell.left)}..${Math.round(cell.right)}`);
+        }
+    }
+    return {scrollWidth: document.scrollingElement.scrollWidth, problems: problems.slice(0, 12)};
+}"""
+
+
+@pytest.mark.parametrize("lang", ["sv", "en"])
+@pytest.mark.parametrize("width", [360, 412, 600, 768])
+def test_a_case_runs_counts_wrap_between_words_on_a_phone(tab, built_site, site_url, lang, width):
+    """The table "Passed of observed, per repetition" breaks no word: a measure's name, the note under a count ("(2
+    awaiting confirmation)") and "Not observed" wrap between words, nothing is cut, and the page does not scroll
+    sideways. At 360 px every case-run page; at the wider widths, where the table keeps its columns, the pages whose
+    cells hold such a note or "Not observed", the longest words a column of counts holds."""
+    pages = []
+    for path in sorted((built_site / lang / "cases").rglob("*.html")):
+        html = path.read_text(encoding="utf-8")
+        start = html.find('<table class="counts">')
+        if path.name == "index.html" or start < 0:
+            continue
+        table = html[start:html.index("</table>", start)]
+        if width == 360 or "<small>" in table or "st-not-observed" in table:
+            pages.append(path.relative_to(built_site).as_posix())
+    assert any(p.endswith("appeal-info-missing/2026-09-02-nightly.html") for p in pages), "a note is among the pages"
+    for path in pages:
+        _open(tab, site_url + path, width=width, media="screen")
+        found = tab.evaluate(_BROKEN_WORDS, "table.counts")
+        assert found["scrollWidth"] <= width, f"{path}: scrollWidth {found['scrollWidth']} at {width} px"
+        assert not found["problems"], f"{path} at {width} px:\n" + "\n".join(found["problems"])
