@@ -181,7 +181,7 @@ def test_observations_alike_but_for_their_stage_are_listed_once_naming_each_stag
 
 def test_a_listed_observation_of_two_stages_links_each_on_the_page(site):
     html = read(site, "en/cases/ap/appeal-info-missing/2026-09-02-nightly.html")
-    joined = re.findall(r'<a href="#(r\d-reviewer)">Reviewers</a> and <a href="#(r\d-report)">Delivered report</a>', html)
+    joined = re.findall(r'<a href="#(r\d-reviewer)">reviewers</a> and <a href="#(r\d-report)">delivered report</a>', html)
     assert joined
     for reviewer, report in joined:
         assert reviewer.split("-")[0] == report.split("-")[0]

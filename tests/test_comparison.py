@@ -348,8 +348,9 @@ def test_the_first_run_of_a_new_scorer_says_why_no_earlier_run_is_comparable(rec
     assert section.index(words["also"]) < section.index(engine)
 
 
-STAGE_NAMES = {"en": {"reviewer": "Reviewers", "report": "Delivered report"},
-               "sv": {"reviewer": "Granskare", "report": "Levererad rapport"}}
+# inside a sentence a stage is named in lower case, not by its heading word (test_stage_words.py)
+STAGE_NAMES = {"en": {"reviewer": "reviewers", "report": "delivered report"},
+               "sv": {"reviewer": "granskare", "report": "levererad rapport"}}
 
 
 @pytest.mark.parametrize("lang", ["en", "sv"])

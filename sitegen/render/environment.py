@@ -242,7 +242,8 @@ class Words:
         self.kind = Memo(macros.kind_word)
         self.yes_no = Memo(macros.yes_no)
         self.lines = Memo(macros.lines_ref)
-        self.stage = Memo(macros.stage_name)
+        self.stage = Memo(macros.stage_name)  # a heading, or the start of a line
+        self.stage_in_text = Memo(macros.stage_in_text)  # inside a sentence
         self.evidence = Memo(macros.evidence_word)
         self.reason = made["reason_word"]
         self.reason_absent = made["reason_word_absent"]  # when the expected finding has no passage
