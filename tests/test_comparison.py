@@ -335,13 +335,15 @@ def test_the_first_run_of_a_new_scorer_says_why_no_earlier_run_is_comparable(rec
     scorer = words["scorer"].format(before=earlier.scorer_version, after=run.scorer_version)
     (scorer_item,) = [item for item in incomparable if item.startswith(scorer)]
     method = words["method"].format(before=earlier.matching_method, after=run.matching_method)
-    assert method in incomparable
+    (method_item,) = [item for item in incomparable if item.startswith(method)]
     # the scorer's change links to the changelog row that says what scorer 7 is
     (target,) = re.findall(rf'\(<a href="\.\./changelog\.html#([^"]+)">{words["changelog"]}</a>\)', scorer_item)
     changelog = (bundled_site / lang / "changelog.html").read_text(encoding="utf-8")
     row = changelog[changelog.index(f'<tr id="{target}">'):]
     row = row[: row.index("</tr>")]
     assert f" {run.scorer_version} " in row and run.matching_method in row
+    # the matching method changed with the scorer, whose row names it: it links to that row too
+    assert method_item == f'{method} (<a href="../changelog.html#{target}">{words["changelog"]}</a>)'
     # the engine changed too, and is said to leave the counts comparable
     engine = words["engine"].format(before=earlier.engine_version, after=run.engine_version)
     assert engine not in incomparable and engine in also
@@ -349,6 +351,27 @@ def test_the_first_run_of_a_new_scorer_says_why_no_earlier_run_is_comparable(rec
 
 
 # inside a sentence a stage is named in lower case, not by its heading word (test_stage_words.py)
+def test_a_matching_method_that_changed_without_its_scorer_links_to_no_changelog_row(records):
+    """A matching method has no changelog row of its own: one that changed with the scorer links to the scorer's row,
+    which names it; one that changed alone (the records tie a method to its scorer version, the page does not rely on
+    it) links nowhere rather than to a row that says nothing of it."""
+    from dataclasses import replace
+
+    from sitegen.changelog.changes import build_changelog
+    from sitegen.render.facts import uncompared_runs
+
+    earlier, run = records.run(ENGINE_CHANGE), records.run(SCORER_7)
+    alone = replace(run, scorer_version=earlier.scorer_version)
+    changelog = build_changelog(records)  # with a row for each scorer, the earlier one's too
+    for runs, linked in ((records.runs, {"scorer": f"scorer-{run.scorer_version}",
+                                         "matching_method": f"scorer-{run.scorer_version}"}),
+                         (tuple(alone if r.id == run.id else r for r in records.runs), {"matching_method": None})):
+        changed = replace(records, runs=runs)
+        outcomes = {r.id: m.CRASHED_STATE if r.status == m.CRASHED else "PASS" for r in changed.published_runs}
+        uncompared = uncompared_runs(changed, outcomes, {}, changelog)
+        assert {d.what: anchor for d, anchor in uncompared[SCORER_7].differences} == linked
+
+
 STAGE_NAMES = {"en": {"reviewer": "reviewers", "report": "delivered report"},
                "sv": {"reviewer": "granskare", "report": "levererad rapport"}}
 

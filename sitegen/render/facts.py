@@ -125,8 +125,16 @@ class Uncompared:
 
 
 # the changelog row that a difference in how runs were measured has; a matching method has none of its own (its
-# scorer version's row names it)
+# scorer version's row names it, see _changelog_kind)
 _CHANGELOG_KIND = {"suite": SUITE, "scorer": SCORER, "assessment": ASSESSMENT, "stages": SETUP}
+
+
+def _changelog_kind(difference: RunDifference, differences: tuple[RunDifference, ...]) -> str | None:
+    """The kind of changelog row that says what `difference` changed to: a matching method that changed with the scorer
+    is named by the new scorer's row; one that changed alone has no row that would say so."""
+    if difference.what == "matching_method":
+        return SCORER if any(d.what == "scorer" for d in differences) else None
+    return _CHANGELOG_KIND.get(difference.what)
 
 
 def uncompared_runs(records: Records, outcomes: Mapping[str, str | None], comparisons: Mapping[str, object],
@@ -145,7 +153,7 @@ def uncompared_runs(records: Records, outcomes: Mapping[str, str | None], compar
         fingerprint = setup.fingerprint if setup else ""
         linked = []
         for difference in why.differences:
-            kind = _CHANGELOG_KIND.get(difference.what)
+            kind = _changelog_kind(difference, why.differences)
             anchor = derived_anchor(kind, run, fingerprint) if kind is not None else None
             linked.append((difference, anchor if anchor in anchors else None))
         found[run.id] = Uncompared(why, tuple(linked))
