@@ -293,7 +293,7 @@ def test_the_downloads_page_shows_how_to_install_the_sitegen_that_checks_everyth
     section = section[:section.index("</section>")]
     blocks = re.findall(r"<pre><code>(.*?)</code></pre>", section, re.S)
     assert blocks[0].splitlines() == ["python3 -m venv .venv", ". .venv/bin/activate", "pip install ."], blocks
-    assert blocks[1:] and all(b.startswith("sitegen verify ") for b in blocks[1:]), blocks
+    assert blocks[2:] and all(b.startswith("sitegen verify ") for b in blocks[2:]), blocks
     assert "pip install sitegen" not in html
     # installing the checkout gives the command the page runs next, on the Python the project requires
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
@@ -301,6 +301,23 @@ def test_the_downloads_page_shows_how_to_install_the_sitegen_that_checks_everyth
     python = re.search(r'^requires-python = ">=(\d+\.\d+)"$', pyproject, re.M).group(1)
     before = text_of(section[:section.index("<pre>")])
     assert f"sitegen {__version__}" in before and f"Python {python}" in before and "PyPI" in before, before
+
+
+@pytest.mark.parametrize("lang", ["sv", "en"])
+def test_the_downloads_page_shows_the_install_in_powershell_too(bundled, lang):
+    """The checksums had PowerShell's command beside the shell's, the install only a Linux and macOS shell's
+    (`. .venv/bin/activate` does nothing on Windows). The same three steps follow in PowerShell, said to be that."""
+    html = main_of((bundled / lang / "downloads.html").read_text(encoding="utf-8"))
+    section = html[html.index('id="verify-all-heading"'):]
+    section = section[:section.index("</section>")]
+    blocks = re.findall(r"<pre><code>(.*?)</code></pre>", section, re.S)
+    # Windows runs no script under its default execution policy: the first line allows them in this window only
+    assert blocks[1].splitlines() == ["Set-ExecutionPolicy -ExecutionPolicy RemoteSigned -Scope Process",
+                                      "py -m venv .venv", ".venv\\Scripts\\Activate.ps1", "pip install ."], blocks
+    between = text_of(section[section.index("</pre>"):section.index("<pre>", section.index("</pre>"))])
+    assert "PowerShell" in between and "Windows" in between and "py " in between, between
+    # the checksums' PowerShell command stays where it was, before this section
+    assert html.index("Get-FileHash") < html.index('id="verify-all-heading"')
 
 
 @pytest.mark.parametrize(("lang", "elsewhere"), [("sv", "sidan Nedladdningar"), ("en", "downloads page")])
