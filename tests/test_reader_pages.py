@@ -172,11 +172,31 @@ def test_every_page_links_the_accessibility_statement_from_its_footer(bundled):
         assert statements[0] == f"{lang}/accessibility.html", (path, statements)
 
 
+def test_the_footer_dates_the_data_by_the_newest_published_run_not_by_the_build(bundled):
+    """The footer said "Data up to Sep 1, 2026" (the build's SOURCE_DATE_EPOCH) under runs of Dec 1, 2026: a reader citing
+    it would date the data three months too early. It names the newest published run's date, as its card shows it."""
+    from sitegen.render.formatting import LocaleFormat
+
+    runs = json.loads((ROOT / "records" / "runs.json").read_text(encoding="utf-8"))["runs"]
+    newest = max(run["date"] for run in runs if run["published"])
+    assert newest > "2026-09-01"  # the build's date (EPOCH) is earlier than the data, as a reader may meet it
+    for lang, label in (("sv", "Uppgifter till och med %s"), ("en", "Data up to %s")):
+        shown = LocaleFormat(lang).date(newest)
+        overview = text_of((bundled / lang / "index.html").read_text(encoding="utf-8"))
+        assert shown in overview  # the newest run's card carries the same date
+        dated = {path: re.findall(label % r"([^<]+)</p>", html[html.index('<footer class="site-footer">'):])
+                 for path, html in pages(bundled).items() if f'<html lang="{lang}">' in html}
+        dated = {path: found for path, found in dated.items() if found}
+        assert f"{lang}/index.html" in dated and f"{lang}/method.html" in dated
+        assert {path: found for path, found in dated.items() if found != [shown]} == {}
+
+
+# the build's date: EPOCH (Sep 1, 2026), but never before the newest published run (Dec 1, 2026)
 @pytest.mark.parametrize(("lang", "phrases"), [
     ("sv", ("Tillgänglighetsredogörelse", "WCAG 2.1", "EN 301 549", "DOS-lagen", "axe-core", "Kända brister",
-            "Rapportera ett problem", "1 sep. 2026")),
+            "Rapportera ett problem", "1 dec. 2026")),
     ("en", ("Accessibility statement", "WCAG 2.1", "EN 301 549", "DOS law", "axe-core", "Known gaps",
-            "Report a problem", "Sep 1, 2026")),
+            "Report a problem", "Dec 1, 2026")),
 ])
 def test_the_accessibility_statement_says_what_the_law_asks_in_each_language(bundled, lang, phrases):
     html = (bundled / lang / "accessibility.html").read_text(encoding="utf-8")
