@@ -210,3 +210,36 @@ def test_outcomes_say_how_a_failed_observation_is_traced_and_where(lang):
     assert [w for w in words if w not in body] == []
     # names the run page's list as the catalog words its heading
     assert load_catalogs(LOCALES, [lang])[lang].gettext("Observations that did not plainly pass") in body
+
+
+def glossary(lang: str) -> dict[str, str]:
+    """Each term of the glossary with its definition, whitespace collapsed."""
+    return {term: " ".join(definition.split())
+            for term, definition in re.findall(r"^(\S[^\n]*)\n: ([^\n]+)", read(lang, "glossary.md"), re.MULTILINE)}
+
+
+GLOSSARY_TERMS = {"en": ("Fingerprint", "Pair", "Invariance pair", "Contrast pair"),
+                  "sv": ("Fingeravtryck", "Par", "Invarianspar", "Kontrastpar")}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_glossary_says_which_runs_and_pairs_are_compared_as_the_pages_do(lang):
+    """The glossary said runs are compared "only when their configurations are compatible" under Fingerprint, while a run
+    page compares runs of different setups; and under Invariance pair that its versions are compared, while an
+    invariance pair given different rules is not counted. It now states the rule the run and case pages apply."""
+    from sitegen.render.catalogs import load_catalogs
+
+    catalog = load_catalogs(LOCALES, [lang])[lang]
+    fingerprint, pair, invariance, contrast = (glossary(lang)[term] for term in GLOSSARY_TERMS[lang])
+    # the run page's rule for a comparison, and why a different setup does not stop one, as the catalog words them
+    rule = catalog.gettext("No earlier run can be compared with this one: counts are compared only between runs of the same "
+                           "suite version with the same scorer, matching method, assessment and stages. The latest earlier "
+                           "run with counts, %(previous)s, was measured differently:")
+    assert rule.split(": ", 1)[1].split(". ")[0] in fingerprint
+    setup = catalog.gettext("run setup %(before)s (%(before_print)s) → %(after)s (%(after_print)s): the engine was configured "
+                            "differently, which is part of what is measured, not of how it is measured")
+    assert setup.split(", ", 1)[1].split(" ", 1)[1] in fingerprint
+    # a pair given different rules is not counted, whatever its kind: said of every pair, not of contrast pairs alone
+    rules_differ = {"en": "deliberately given different rules", "sv": "medvetet har fått olika regler"}[lang]
+    assert rules_differ in pair and rules_differ not in contrast
+    assert {"en": "given the same rules", "sv": "med samma regler"}[lang] in invariance
