@@ -243,3 +243,34 @@ def test_the_glossary_says_which_runs_and_pairs_are_compared_as_the_pages_do(lan
     rules_differ = {"en": "deliberately given different rules", "sv": "medvetet har fått olika regler"}[lang]
     assert rules_differ in pair and rules_differ not in contrast
     assert {"en": "given the same rules", "sv": "med samma regler"}[lang] in invariance
+
+
+DUPLICATE = {
+    # sitegen/score/matching.py judge_stage: a duplicate would match (all four conditions) an expected finding another took,
+    # and is a duplicate of every such expected finding
+    "en": ("on all four conditions", "every expected finding so taken", "is no duplicate"),
+    "sv": ("på alla fyra villkoren", "vart och ett av de upptagna förväntade fynd", "är ingen dubblett"),
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_one_to_one_defines_a_duplicate_by_the_four_conditions_and_of_every_expected_finding_it_would_match(lang):
+    """It said "a second finding at a passage whose expected finding is already taken is a duplicate": a finding at that
+    passage with a rule the key does not accept is unexpected, not a duplicate, and the scorer-7 paragraph above spoke of a
+    finding that "duplicates several expected findings" the page never said could exist."""
+    body = " ".join(dict(sections(read(lang, "matching.md"), 2))[ONE_TO_ONE[lang][0]].split())
+    assert [phrase for phrase in DUPLICATE[lang] if phrase not in body] == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_survival_says_a_duplicate_is_the_reviewers_own_and_from_which_scorer_for_every_expected_finding(lang):
+    """The merge measure said a flaw must be traced "to that reviewer's own finding", silent on duplicates and on scorer 7,
+    which changed how a duplicate of several expected findings counts (matching.METHODS)."""
+    from sitegen.render.catalogs import load_catalogs
+    from sitegen.score.matching import METHODS
+
+    passes = " ".join(dict(sections(read(lang, "measure-REDUCER_SURVIVAL.md")))[SECTIONS[lang][1]].split())
+    assert load_catalogs(LOCALES, [lang])[lang].pgettext("category", "duplicate") in passes
+    since = min(v for v, method in METHODS.items() if method.survival_through_every_duplicate)
+    before = max(v for v, method in METHODS.items() if not method.survival_through_every_duplicate)
+    assert f"version {since}" in passes and f"version {before}" in passes
