@@ -142,6 +142,29 @@ def test_the_404_page_works_at_any_depth_of_the_path_the_base_url_names(base_pat
     assert not [h for h in hrefs if urlsplit(h).scheme and not h.startswith("https://github.com/")], hrefs
 
 
+def test_the_404_page_says_in_every_language_of_the_site_that_the_page_is_missing(bundled):
+    """One 404 page serves every missed address, /en/… as well: it was in Swedish alone, so a reader of the English pages
+    who mistyped an address read "Sidan finns inte", while the accessibility statement says the page is checked in both."""
+    from sitegen.render.catalogs import load_catalogs
+
+    config = json.loads((ROOT / "records" / "sitegen.json").read_text(encoding="utf-8"))
+    catalogs = load_catalogs(ROOT / "locales", config["languages"])
+    html = (bundled / "404.html").read_text(encoding="utf-8")
+    main = html[html.index("<main"): html.index("</main>")]
+    for lang in config["languages"]:
+        said = [str(catalogs[lang].gettext(text)) for text in
+                ("Page not found", "There is no page at this address. It may have moved, or the link may be mistyped.")]
+        link = f'<a href="/{lang}/index.html">{catalogs[lang].gettext("Go to the overview")}</a>'
+        if lang == config["default_language"]:
+            part = main  # the page's own language, <html lang> says it
+            assert f'<html lang="{lang}">' in html
+        else:
+            assert f'<section lang="{lang}"' in main, lang
+            part = main[main.index(f'<section lang="{lang}"'):]
+            part = part[: part.index("</section>")]
+        assert all(text in part for text in said) and link in part, (lang, text_of(part))
+
+
 def test_every_other_page_links_relatively(bundled):
     for path, html in pages(bundled).items():
         if path != "404.html":
