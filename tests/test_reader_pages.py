@@ -100,6 +100,23 @@ def test_the_overview_explains_every_symbol_in_both_languages(bundled):
         assert all(w in legend.lower() for w in words), (lang, text_of(legend))
 
 
+def test_swedish_pages_call_the_answer_key_facit_never_nyckel(bundled):
+    """The Swedish legend said "matchade nyckeln" where every other Swedish page, and the method page's glossary, call
+    the answer key "facit": a reader looked for a "nyckel" the site never defines. "Nyckel" is left to signing keys."""
+    from babel.messages.pofile import read_po
+
+    terms = [re.findall(r"^(\S[^\n]*)\n: ", (ROOT / "templates" / "content" / lang / "glossary.md").read_text(encoding="utf-8"),
+                        re.MULTILINE) for lang in ("en", "sv")]
+    facit = dict(zip(*terms))["Answer key"]
+    html = (bundled / "sv" / "index.html").read_text(encoding="utf-8")
+    legend = html[html.index('<dl class="legend">'): html.index("</dl>", html.index('<dl class="legend">'))]
+    passed = re.search(r'<dt aria-hidden="true">✓</dt><dd>(.*?)</dd>', legend).group(1)
+    assert facit.lower() in passed, passed
+    with open(ROOT / "locales" / "sv" / "LC_MESSAGES" / "sitegen.po", "rb") as po:
+        keys = [(str(m.id), str(m.string)) for m in read_po(po) if m.id and "nyckel" in str(m.string).lower()]
+    assert [msgid for msgid, _ in keys if "sign" not in msgid.lower()] == []
+
+
 # --- one word per state ----------------------------------------------------------------------------
 
 
