@@ -274,3 +274,18 @@ def test_survival_says_a_duplicate_is_the_reviewers_own_and_from_which_scorer_fo
     since = min(v for v, method in METHODS.items() if method.survival_through_every_duplicate)
     before = max(v for v, method in METHODS.items() if not method.survival_through_every_duplicate)
     assert f"version {since}" in passes and f"version {before}" in passes
+
+
+def test_swedish_prose_names_the_missing_flag_as_the_run_pages_reasons_do():
+    """The Swedish measures said "besked om huruvida något saknas", the matching heading "Markering av att något saknas",
+    the run pages' reasons "markeringen av det som saknas": three names for the one flag the English calls the missing
+    flag. Wherever an English file names the missing flag, its Swedish twin uses the reasons' word as often."""
+    from sitegen.render.catalogs import load_catalogs
+
+    reason = str(load_catalogs(LOCALES, ["sv"])["sv"].gettext("missing flag differs"))
+    word = reason.split()[0].lower().removesuffix("en")  # "markeringen" -> "markering"
+    for name in sorted(EXPECTED_FILES):
+        english = read("en", name).lower().count("missing flag")
+        assert read("sv", name).lower().count(word) >= english, (name, word)
+    condition = [heading for heading, _ in sections(read("en", "matching.md"), 2)].index("Missing flag")
+    assert sections(read("sv", "matching.md"), 2)[condition][0].lower().startswith(word)
