@@ -77,15 +77,16 @@ class Checked:
 
 
 def build_date(records: m.Records, environ=os.environ) -> str:
-    """The date the build stamps: SOURCE_DATE_EPOCH when set, else the newest published run's date (never the clock)."""
+    """The date the build stamps: SOURCE_DATE_EPOCH when set, else the newest published run's date (never the clock); never
+    before the newest published run, since every footer says the data reach up to it."""
+    newest = max((r.date for r in records.published_runs), default="1970-01-01")
     epoch = environ.get("SOURCE_DATE_EPOCH")
     if epoch is not None:
         try:
-            return datetime.datetime.fromtimestamp(int(epoch), tz=datetime.timezone.utc).date().isoformat()
+            return max(datetime.datetime.fromtimestamp(int(epoch), tz=datetime.timezone.utc).date().isoformat(), newest)
         except (ValueError, OverflowError, OSError):
             raise UsageError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, not {epoch!r}") from None
-    dates = sorted(r.date for r in records.published_runs)
-    return dates[-1] if dates else "1970-01-01"
+    return newest
 
 
 def check_out(out: Path, *, records_dir: Path) -> Path:

@@ -331,6 +331,18 @@ def _without(data: bytes, day: datetime.date) -> bytes:
     return text.encode("utf-8")
 
 
+def test_the_build_date_is_never_before_the_newest_published_run():
+    """Every footer reads "Data up to" the build date: an epoch before the newest run would date the data too early."""
+    from types import SimpleNamespace
+
+    records = SimpleNamespace(published_runs=[SimpleNamespace(date=d) for d in ("2026-08-18", "2026-12-01", "2026-09-02")])
+    stamp = sitegen.build.build_date
+    assert stamp(records, {"SOURCE_DATE_EPOCH": _epoch(datetime.date(2025, 12, 1))}) == "2026-12-01"
+    assert stamp(records, {"SOURCE_DATE_EPOCH": _epoch(datetime.date(2026, 12, 4))}) == "2026-12-04"
+    assert stamp(records, {}) == "2026-12-01"
+    assert stamp(SimpleNamespace(published_runs=[]), {"SOURCE_DATE_EPOCH": _epoch(datetime.date(2025, 12, 1))}) == "2025-12-01"
+
+
 def test_builds_are_byte_identical_whatever_the_environment_and_only_the_epoch_moves_the_date(tmp_path):
     first_day, second_day = datetime.date(2031, 1, 15), datetime.date(2032, 3, 17)
     forward = copy_records(tmp_path / "forward")

@@ -210,3 +210,82 @@ def test_outcomes_say_how_a_failed_observation_is_traced_and_where(lang):
     assert [w for w in words if w not in body] == []
     # names the run page's list as the catalog words its heading
     assert load_catalogs(LOCALES, [lang])[lang].gettext("Observations that did not plainly pass") in body
+
+
+def glossary(lang: str) -> dict[str, str]:
+    """Each term of the glossary with its definition, whitespace collapsed."""
+    return {term: " ".join(definition.split())
+            for term, definition in re.findall(r"^(\S[^\n]*)\n: ([^\n]+)", read(lang, "glossary.md"), re.MULTILINE)}
+
+
+GLOSSARY_TERMS = {"en": ("Fingerprint", "Pair", "Invariance pair", "Contrast pair"),
+                  "sv": ("Fingeravtryck", "Par", "Invarianspar", "Kontrastpar")}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_glossary_says_which_runs_and_pairs_are_compared_as_the_pages_do(lang):
+    """The glossary said runs are compared "only when their configurations are compatible" under Fingerprint, while a run
+    page compares runs of different setups; and under Invariance pair that its versions are compared, while an
+    invariance pair given different rules is not counted. It now states the rule the run and case pages apply."""
+    from sitegen.render.catalogs import load_catalogs
+
+    catalog = load_catalogs(LOCALES, [lang])[lang]
+    fingerprint, pair, invariance, contrast = (glossary(lang)[term] for term in GLOSSARY_TERMS[lang])
+    # the run page's rule for a comparison, and why a different setup does not stop one, as the catalog words them
+    rule = catalog.gettext("No earlier run can be compared with this one: counts are compared only between runs of the same "
+                           "suite version with the same scorer, matching method, assessment and stages. The latest earlier "
+                           "run with counts, %(previous)s, was measured differently:")
+    assert rule.split(": ", 1)[1].split(". ")[0] in fingerprint
+    setup = catalog.gettext("run setup %(before)s (%(before_print)s) → %(after)s (%(after_print)s): the engine was configured "
+                            "differently, which is part of what is measured, not of how it is measured")
+    assert setup.split(", ", 1)[1].split(" ", 1)[1] in fingerprint
+    # a pair given different rules is not counted, whatever its kind: said of every pair, not of contrast pairs alone
+    rules_differ = {"en": "deliberately given different rules", "sv": "medvetet har fått olika regler"}[lang]
+    assert rules_differ in pair and rules_differ not in contrast
+    assert {"en": "given the same rules", "sv": "med samma regler"}[lang] in invariance
+
+
+DUPLICATE = {
+    # sitegen/score/matching.py judge_stage: a duplicate would match (all four conditions) an expected finding another took,
+    # and is a duplicate of every such expected finding
+    "en": ("on all four conditions", "every expected finding so taken", "is no duplicate"),
+    "sv": ("på alla fyra villkoren", "vart och ett av de upptagna förväntade fynd", "är ingen dubblett"),
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_one_to_one_defines_a_duplicate_by_the_four_conditions_and_of_every_expected_finding_it_would_match(lang):
+    """It said "a second finding at a passage whose expected finding is already taken is a duplicate": a finding at that
+    passage with a rule the key does not accept is unexpected, not a duplicate, and the scorer-7 paragraph above spoke of a
+    finding that "duplicates several expected findings" the page never said could exist."""
+    body = " ".join(dict(sections(read(lang, "matching.md"), 2))[ONE_TO_ONE[lang][0]].split())
+    assert [phrase for phrase in DUPLICATE[lang] if phrase not in body] == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_survival_says_a_duplicate_is_the_reviewers_own_and_from_which_scorer_for_every_expected_finding(lang):
+    """The merge measure said a flaw must be traced "to that reviewer's own finding", silent on duplicates and on scorer 7,
+    which changed how a duplicate of several expected findings counts (matching.METHODS)."""
+    from sitegen.render.catalogs import load_catalogs
+    from sitegen.score.matching import METHODS
+
+    passes = " ".join(dict(sections(read(lang, "measure-REDUCER_SURVIVAL.md")))[SECTIONS[lang][1]].split())
+    assert load_catalogs(LOCALES, [lang])[lang].pgettext("category", "duplicate") in passes
+    since = min(v for v, method in METHODS.items() if method.survival_through_every_duplicate)
+    before = max(v for v, method in METHODS.items() if not method.survival_through_every_duplicate)
+    assert f"version {since}" in passes and f"version {before}" in passes
+
+
+def test_swedish_prose_names_the_missing_flag_as_the_run_pages_reasons_do():
+    """The Swedish measures said "besked om huruvida något saknas", the matching heading "Markering av att något saknas",
+    the run pages' reasons "markeringen av det som saknas": three names for the one flag the English calls the missing
+    flag. Wherever an English file names the missing flag, its Swedish twin uses the reasons' word as often."""
+    from sitegen.render.catalogs import load_catalogs
+
+    reason = str(load_catalogs(LOCALES, ["sv"])["sv"].gettext("missing flag differs"))
+    word = reason.split()[0].lower().removesuffix("en")  # "markeringen" -> "markering"
+    for name in sorted(EXPECTED_FILES):
+        english = read("en", name).lower().count("missing flag")
+        assert read("sv", name).lower().count(word) >= english, (name, word)
+    condition = [heading for heading, _ in sections(read("en", "matching.md"), 2)].index("Missing flag")
+    assert sections(read("sv", "matching.md"), 2)[condition][0].lower().startswith(word)

@@ -100,6 +100,23 @@ def test_the_overview_explains_every_symbol_in_both_languages(bundled):
         assert all(w in legend.lower() for w in words), (lang, text_of(legend))
 
 
+def test_swedish_pages_call_the_answer_key_facit_never_nyckel(bundled):
+    """The Swedish legend said "matchade nyckeln" where every other Swedish page, and the method page's glossary, call
+    the answer key "facit": a reader looked for a "nyckel" the site never defines. "Nyckel" is left to signing keys."""
+    from babel.messages.pofile import read_po
+
+    terms = [re.findall(r"^(\S[^\n]*)\n: ", (ROOT / "templates" / "content" / lang / "glossary.md").read_text(encoding="utf-8"),
+                        re.MULTILINE) for lang in ("en", "sv")]
+    facit = dict(zip(*terms))["Answer key"]
+    html = (bundled / "sv" / "index.html").read_text(encoding="utf-8")
+    legend = html[html.index('<dl class="legend">'): html.index("</dl>", html.index('<dl class="legend">'))]
+    passed = re.search(r'<dt aria-hidden="true">✓</dt><dd>(.*?)</dd>', legend).group(1)
+    assert facit.lower() in passed, passed
+    with open(ROOT / "locales" / "sv" / "LC_MESSAGES" / "sitegen.po", "rb") as po:
+        keys = [(str(m.id), str(m.string)) for m in read_po(po) if m.id and "nyckel" in str(m.string).lower()]
+    assert [msgid for msgid, _ in keys if "sign" not in msgid.lower()] == []
+
+
 # --- one word per state ----------------------------------------------------------------------------
 
 
@@ -142,6 +159,29 @@ def test_the_404_page_works_at_any_depth_of_the_path_the_base_url_names(base_pat
     assert not [h for h in hrefs if urlsplit(h).scheme and not h.startswith("https://github.com/")], hrefs
 
 
+def test_the_404_page_says_in_every_language_of_the_site_that_the_page_is_missing(bundled):
+    """One 404 page serves every missed address, /en/… as well: it was in Swedish alone, so a reader of the English pages
+    who mistyped an address read "Sidan finns inte", while the accessibility statement says the page is checked in both."""
+    from sitegen.render.catalogs import load_catalogs
+
+    config = json.loads((ROOT / "records" / "sitegen.json").read_text(encoding="utf-8"))
+    catalogs = load_catalogs(ROOT / "locales", config["languages"])
+    html = (bundled / "404.html").read_text(encoding="utf-8")
+    main = html[html.index("<main"): html.index("</main>")]
+    for lang in config["languages"]:
+        said = [str(catalogs[lang].gettext(text)) for text in
+                ("Page not found", "There is no page at this address. It may have moved, or the link may be mistyped.")]
+        link = f'<a href="/{lang}/index.html">{catalogs[lang].gettext("Go to the overview")}</a>'
+        if lang == config["default_language"]:
+            part = main  # the page's own language, <html lang> says it
+            assert f'<html lang="{lang}">' in html
+        else:
+            assert f'<section lang="{lang}"' in main, lang
+            part = main[main.index(f'<section lang="{lang}"'):]
+            part = part[: part.index("</section>")]
+        assert all(text in part for text in said) and link in part, (lang, text_of(part))
+
+
 def test_every_other_page_links_relatively(bundled):
     for path, html in pages(bundled).items():
         if path != "404.html":
@@ -172,11 +212,31 @@ def test_every_page_links_the_accessibility_statement_from_its_footer(bundled):
         assert statements[0] == f"{lang}/accessibility.html", (path, statements)
 
 
+def test_the_footer_dates_the_data_by_the_newest_published_run_not_by_the_build(bundled):
+    """The footer said "Data up to Sep 1, 2026" (the build's SOURCE_DATE_EPOCH) under runs of Dec 1, 2026: a reader citing
+    it would date the data three months too early. It names the newest published run's date, as its card shows it."""
+    from sitegen.render.formatting import LocaleFormat
+
+    runs = json.loads((ROOT / "records" / "runs.json").read_text(encoding="utf-8"))["runs"]
+    newest = max(run["date"] for run in runs if run["published"])
+    assert newest > "2026-09-01"  # the build's date (EPOCH) is earlier than the data, as a reader may meet it
+    for lang, label in (("sv", "Uppgifter till och med %s"), ("en", "Data up to %s")):
+        shown = LocaleFormat(lang).date(newest)
+        overview = text_of((bundled / lang / "index.html").read_text(encoding="utf-8"))
+        assert shown in overview  # the newest run's card carries the same date
+        dated = {path: re.findall(label % r"([^<]+)</p>", html[html.index('<footer class="site-footer">'):])
+                 for path, html in pages(bundled).items() if f'<html lang="{lang}">' in html}
+        dated = {path: found for path, found in dated.items() if found}
+        assert f"{lang}/index.html" in dated and f"{lang}/method.html" in dated
+        assert {path: found for path, found in dated.items() if found != [shown]} == {}
+
+
+# the build's date: EPOCH (Sep 1, 2026), but never before the newest published run (Dec 1, 2026)
 @pytest.mark.parametrize(("lang", "phrases"), [
     ("sv", ("Tillgänglighetsredogörelse", "WCAG 2.1", "EN 301 549", "DOS-lagen", "axe-core", "Kända brister",
-            "Rapportera ett problem", "1 sep. 2026")),
+            "Rapportera ett problem", "1 dec. 2026")),
     ("en", ("Accessibility statement", "WCAG 2.1", "EN 301 549", "DOS law", "axe-core", "Known gaps",
-            "Report a problem", "Sep 1, 2026")),
+            "Report a problem", "Dec 1, 2026")),
 ])
 def test_the_accessibility_statement_says_what_the_law_asks_in_each_language(bundled, lang, phrases):
     html = (bundled / lang / "accessibility.html").read_text(encoding="utf-8")

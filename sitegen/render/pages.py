@@ -110,8 +110,10 @@ def iter_pages(
         need not wait for them."""
         if not part:
             default = renderers[config.default_language]
+            # one 404 page serves every language's missed addresses: it says so in each, the default language first
+            elsewhere = tuple((lang, renderers[lang].env.globals["_"]) for lang in languages if lang != default.lang)
             return [default.page("index.html.j2", "index.html", common, at_root=True),
-                    default.page("404.html.j2", "404.html", {}, at_root=True, standalone=True)]
+                    default.page("404.html.j2", "404.html", {"elsewhere": elsewhere}, at_root=True, standalone=True)]
         renderer, content = renderers[part], load_content(content_root, part)
         return [renderer.page("index.html.j2", "index.html", common),
                 renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": examples}),
