@@ -290,7 +290,7 @@ WORDS = {
            "stages": "steg som poängsattes: {before} → {after}; körningsupplägget avgör om en körning går igenom sammanslagningen",
            "first": "Det här är den första publicerade körningen: det finns ingen tidigare körning att jämföra den med.",
            "crashed": "Körningen blev inte klar, så den har inga antal att jämföra med en tidigare körnings.",
-           "changelog": "ändringslistan",
+           "changelog": "ändringsloggen",
            "heading": "Jämfört med föregående jämförbara körning", "heading none": "Jämfört med tidigare körningar"},
 }
 

@@ -404,3 +404,34 @@ def test_the_downloads_page_names_the_site_by_the_configured_base_url_only(tmp_p
         assert f"<pre><code>sitegen verify {base} --pages</code></pre>" in html
         assert f'<link rel="canonical" href="{base}{lang}/downloads.html">' in html
         assert bundled_base not in html
+
+
+@pytest.mark.parametrize("lang", ["en", "sv"])
+def test_the_overviews_link_to_the_method_is_named_as_the_method_page_is(bundled, lang):
+    """Before, the English overview linked "How the tests are scored" to a page headed "How the tests are counted"."""
+    overview = (bundled / lang / "index.html").read_text(encoding="utf-8")
+    (link,) = re.findall(r'<a href="method\.html">([^<]+)</a></p>', overview)
+    heading = re.search(r"<h1>([^<]+)</h1>", (bundled / lang / "method.html").read_text(encoding="utf-8")).group(1)
+    assert link == heading
+
+
+CHART_SCALE = {"en": (r"Scale from 0 to (\d+) (observations?) not passed", "observation", "observations"),
+               "sv": (r"Skala från 0 till (\d+) (observation(?:er)?) som inte godkändes", "observation", "observationer")}
+
+
+@pytest.mark.parametrize("lang", ["en", "sv"])
+def test_a_charts_scale_says_one_observation_in_the_singular(bundled, lang):
+    """Before, a chart whose largest count was 1 said "Scale from 0 to 1 observations not passed"."""
+    pattern, one, many = CHART_SCALE[lang]
+    scales = re.findall(pattern, (bundled / lang / "index.html").read_text(encoding="utf-8"))
+    assert {top for top, _ in scales} >= {"1"}, "the bundled overview has a chart whose scale ends at 1"
+    assert all(noun == (one if top == "1" else many) for top, noun in scales), scales
+
+
+def test_swedish_pages_name_the_changelog_one_way_in_running_text(bundled):
+    """Before, Swedish pages linked "(ändringslistan)" beside a method page and statement speaking of "ändringsloggen"."""
+    swedish = pages(bundled, "sv/")
+    assert not [path for path, page in swedish.items() if "ändringslistan" in page]
+    linked = {word for page in swedish.values()
+              for word in re.findall(r'\(<a href="[^"]*changelog\.html#[^"]+">([^<]+)</a>\)', page)}
+    assert linked == {"ändringsloggen"}
