@@ -435,3 +435,19 @@ def test_swedish_pages_name_the_changelog_one_way_in_running_text(bundled):
     linked = {word for page in swedish.values()
               for word in re.findall(r'\(<a href="[^"]*changelog\.html#[^"]+">([^<]+)</a>\)', page)}
     assert linked == {"ändringsloggen"}
+
+
+@pytest.mark.parametrize("lang", ["en", "sv"])
+def test_a_compared_invariance_pair_links_to_the_measure_that_compares_it(bundled, lang):
+    """Before, a case page said "invariance pair, compared" without saying by what or linking to how."""
+    method = (bundled / lang / "method.html").read_text(encoding="utf-8")
+    heading = re.search(r'<section id="invariant_pairs"[^>]*>\s*<h3[^>]*>(.*?)</h3>', method, flags=re.S)
+    assert heading, "the method page has a section on INVARIANT_PAIRS"
+    cases = pages(bundled, f"{lang}/cases/")
+    pair_items = [item for path, page in cases.items() if path.endswith("/index.html")
+                  for item in re.findall(r'<li><a href="[^"]+">[^<]+</a>: (.*?)</li>', page)]
+    compared = [item for item in pair_items if "invariant_pairs" in item]
+    assert compared, "the bundled cases have compared invariance pairs"
+    for item in compared:
+        (link, title) = re.search(r'<a href="((?:\.\./)+method\.html#invariant_pairs)">([^<]+)</a>', item).groups()
+        assert title in heading.group(1)
