@@ -201,7 +201,7 @@ def test_a_case_run_page_has_a_lighter_frame_that_keeps_the_ways_on(site):
     """The footer's sentence, source link and date were on every case-run page; they keep the header every page has
     (title, the main navigation, the language switch), one click to the case and the run, and a footer linking the
     method and the accessibility statement. Other pages keep the whole frame."""
-    for lang, method in (("en", "Every number counts passed of observed observations"), ("sv", "Alla tal räknar godkända av gjorda observationer")):
+    for lang, method in (("en", "Every measure counts passed of observed observations"), ("sv", "Varje mått räknar godkända av gjorda observationer")):
         html = read(site, PAGE.replace("en/", f"{lang}/", 1))
         header = html[html.index("<header"):html.index("</header>")]
         assert 'class="site-title"><a href="../../../index.html">' in header and 'hreflang="' in header

@@ -451,3 +451,16 @@ def test_a_compared_invariance_pair_links_to_the_measure_that_compares_it(bundle
     for item in compared:
         (link, title) = re.search(r'<a href="((?:\.\./)+method\.html#invariant_pairs)">([^<]+)</a>', item).groups()
         assert title in heading.group(1)
+
+
+def test_the_footer_speaks_of_the_measures_not_of_every_number(bundled):
+    """Before, every footer said "Every number on these pages counts passed observations of observed observations", above
+    charts that count the observations not passed, beside file sizes and dates."""
+    words = {"en": ("Every measure", "Every number"), "sv": ("Varje mått", "Alla tal")}
+    for path, page in pages(bundled).items():
+        lang = path.split("/", 1)[0]
+        if lang not in words or "<footer" not in page:
+            continue
+        footer = page[page.index("<footer"):]
+        said, unsaid = words[lang]
+        assert said in footer and unsaid not in footer, path
