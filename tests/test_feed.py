@@ -88,7 +88,7 @@ def test_derived_entries_are_worded_in_english_with_their_facts():
     titles = [e.findtext(f"{A}title") for e in ET.fromstring(atom()).findall(f"{A}entry")]
     assert titles[0] == f"Run setup regression-v2-release with fingerprint {FP}, first used in a published run."
     assert titles[1] == "Test suite controlled-regression, version 1, first measured in a published run."
-    assert titles[2] == ("Scoring version 6 with matching method structured-identity/whitespace-collapsed/v6, "
+    assert titles[2] == ("Scorer version 6 with matching method structured-identity/whitespace-collapsed/v6, "
                          "first used in a published run.")
     assert titles[3] == "Report version 5 (runner 2, run record 4), first used in a published run."
     assert titles[4] == "Assessment version 1 under policy short-case-v1, first used in a published run."

@@ -464,3 +464,16 @@ def test_the_footer_speaks_of_the_measures_not_of_every_number(bundled):
         footer = page[page.index("<footer"):]
         said, unsaid = words[lang]
         assert said in footer and unsaid not in footer, path
+
+
+def test_a_run_setup_and_a_scorer_version_are_named_alike_on_every_page(bundled):
+    """Before, the Swedish downloads and method pages spoke of "körningsuppsättningarna" and "uppsättningar" where every
+    other page says "körningsupplägg"; and the changelog's scorer rows said "Scoring version 7" / "Poängsättning i version
+    7" where the run pages say "scorer version" / "poängsättning version"."""
+    swedish = pages(bundled, "sv/")
+    assert not [p for p, page in swedish.items() if re.search(r"körningsuppsättning|[Uu]ppsättningar och", page)]
+    assert "körningsupplägg" in swedish["sv/downloads.html"]
+    for lang, scorer, wrong in (("en", "Scorer version 7 with matching method", "Scoring version"),
+                                ("sv", "Poängsättning version 7 med matchningsmetoden", "Poängsättning i version")):
+        changelog = (bundled / lang / "changelog.html").read_text(encoding="utf-8")
+        assert scorer in changelog and wrong not in changelog

@@ -47,7 +47,7 @@ def describe_row(row: ChangelogRow, gettext: Callable[[str], str] | None = None)
         return _("Test suite %(suite)s, version %(version)s, first measured in a published run.") % {
             "suite": row.suite, "version": row.suite_version}
     if row.kind == SCORER:
-        return _("Scoring version %(version)s with matching method %(method)s, first used in a published run.") % {
+        return _("Scorer version %(version)s with matching method %(method)s, first used in a published run.") % {
             "version": row.version, "method": row.matching_method}
     if row.kind == REPORT:
         return _("Report version %(version)s (runner %(runner)s, run record %(record)s), first used in a published run.") % {
