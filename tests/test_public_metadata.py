@@ -135,7 +135,7 @@ def test_a_record_published_under_the_metadata_folder_name_is_refused(records_co
 
 @pytest.mark.parametrize("lang, heading, verify", [
     ("en", "Runs, setups and changelog entries", "Checking everything at once"),
-    ("sv", "Körningar, uppsättningar och ändringsloggens poster", "Kontrollera allt på en gång"),
+    ("sv", "Körningar, körningsupplägg och ändringsloggens poster", "Kontrollera allt på en gång"),
 ])
 def test_the_downloads_page_lists_the_metadata_and_the_verify_command_in_both_languages(built, lang, heading, verify):
     page = (built / lang / "downloads.html").read_text(encoding="utf-8")

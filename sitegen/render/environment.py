@@ -11,7 +11,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from sitegen.core.invisibles import codes_as_text
-from sitegen.score.measures.registry import ACROSS_STAGES, MEASURES, PAIR_MEASURES, REASON_WORDS, REASON_WORDS_ABSENT, TITLES
+from sitegen.score.measures.registry import (ACROSS_STAGES, INVARIANCE_MEASURE, MEASURES, PAIR_MEASURES, REASON_WORDS,
+                                             REASON_WORDS_ABSENT, TITLES)
 from sitegen.render.formatting import LocaleFormat
 from sitegen.render.links import LINKS, PageLinks, case_path, repetition_anchor
 from sitegen.render.reasons import REASON_FORMS, pair_reading
@@ -86,6 +87,7 @@ class Renderer:
             MEASURES=MEASURES,
             PAIR_MEASURES=PAIR_MEASURES,
             ACROSS_STAGES=ACROSS_STAGES,
+            INVARIANCE_MEASURE=INVARIANCE_MEASURE,
             config=config,
             build_date=build_date,
             case_path=case_path,

@@ -22,6 +22,7 @@ EXAMPLE_CASES = MappingProxyType({measure.id: measure.example_case for measure i
 PAIR_MEASURES = frozenset(measure.id for measure in REGISTRY.values() if measure.of_pairs)  # counted in both of a pair
 # an observation of these has no one stage (Measure.across_stages): its `stage` field is not shown, nor compared
 ACROSS_STAGES = frozenset(measure.id for measure in REGISTRY.values() if measure.across_stages)
+INVARIANCE_MEASURE = invariant_pairs.MEASURE.id  # the measure that compares an invariance pair's two versions
 
 
 def stage_of(measure: str, stage: str) -> str | None:
