@@ -31,7 +31,8 @@ class IncompatibleRunsError(SitegenError):
 class RunDifference:
     """Something that differs between two runs: in how they were measured (suite, scorer, matching_method, assessment,
     stages: see _MEASURED_ALIKE), which makes their counts incomparable, or besides that (setup, report, engine,
-    repetitions), which does not."""
+    repetitions), which does not. `text` is the command line's wording; a setup is worded only on the pages (the command
+    line says it on a line of its own, format_comparison)."""
 
     what: str
     before: object
@@ -46,8 +47,6 @@ class RunDifference:
             return "assessment: version {} under {} vs version {} under {}".format(*self.before, *self.after)
         if self.what == "stages":
             return f"stages: {len(self.before)} ({', '.join(self.before)}) vs {len(self.after)} ({', '.join(self.after)})"
-        if self.what == "setup":
-            return f"setup: {self.before[0]} ({self.before[1][:12]}) vs {self.after[0]} ({self.after[1][:12]})"
         label = {"scorer": "scorer version", "matching_method": "matching method"}.get(self.what, self.what)
         return f"{label}: {self.before} vs {self.after}"
 
