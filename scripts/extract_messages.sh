@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Extract the templates' and the measure registry's msgids into locales/sitegen.pot, then merge them into the sv and en catalogs.
+# Extract the templates' and the measure registry's msgids into sitegen/locales/sitegen.pot, then merge them into the sv and en catalogs.
 # New or changed msgids arrive untranslated (or fuzzy) and the build refuses them until translated.
 #
 #   bash scripts/extract_messages.sh
@@ -12,15 +12,15 @@ pybabel extract -F pyproject.toml \
     --no-location --sort-output --no-wrap \
     --project=sitegen --copyright-holder="sitegen contributors" \
     -k _ -k N_ -k gettext -k ngettext:1,2 -k pgettext:1c,2 -k npgettext:1c,2,3 \
-    -o locales/sitegen.pot .
+    -o sitegen/locales/sitegen.pot .
 
 for lang in sv en; do
-    po="locales/$lang/LC_MESSAGES/sitegen.po"
+    po="sitegen/locales/$lang/LC_MESSAGES/sitegen.po"
     if [ -f "$po" ]; then
-        pybabel update -D sitegen -i locales/sitegen.pot -d locales -l "$lang" --no-fuzzy-matching --ignore-obsolete --no-wrap
+        pybabel update -D sitegen -i sitegen/locales/sitegen.pot -d sitegen/locales -l "$lang" --no-fuzzy-matching --ignore-obsolete --no-wrap
         # pybabel writes the project name with two spaces when the version is empty; keep the header as committed
         sed -i 's/^"Project-Id-Version:  sitegen\\n"$/"Project-Id-Version: sitegen\\n"/' "$po"
     else
-        pybabel init -D sitegen -i locales/sitegen.pot -d locales -l "$lang"
+        pybabel init -D sitegen -i sitegen/locales/sitegen.pot -d sitegen/locales -l "$lang"
     fi
 done

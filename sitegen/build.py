@@ -44,11 +44,12 @@ from sitegen.score.verified import VerifiedRuns
 from sitegen.score.verify import Verified, verify_published
 from sitegen import __version__
 
-# Where sitegen reads its templates (with the static files and the prose) and its catalogs: its source folder.
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-LOCALES = Path(__file__).resolve().parent.parent / "locales"
-# What a page is made of besides the records: sitegen's own code, its templates (with the prose) and its catalogs.
-SOURCES = (Path(__file__).resolve().parent, TEMPLATES, LOCALES)
+# sitegen's templates (with the static files and the prose) and catalogs ship inside its package: an installed one builds
+PACKAGE = Path(__file__).resolve().parent
+TEMPLATES = PACKAGE / "templates"
+LOCALES = PACKAGE / "locales"
+SOURCES = (PACKAGE,)  # what a page is made of besides the records: sitegen's code, templates (with the prose) and catalogs
+WORDING = (TEMPLATES.name, LOCALES.name)  # what only pages read: left out of what loading, scoring and verifying key on
 
 Progress = Callable[[str, str], None]
 
@@ -103,11 +104,11 @@ def check_cache(cache: Path, *, out: Path, records_dir: Path) -> None:
 
 
 def check_sources() -> None:
-    """sitegen reads its templates and catalogs from its source folder: without them nothing can be built."""
+    """sitegen reads its templates and catalogs from its own package: without them nothing can be built."""
     for folder in (TEMPLATES, LOCALES):
         if not folder.is_dir():
-            raise UsageError(f"{folder} is missing: sitegen reads its templates and catalogs from its source folder, "
-                             "so install it from a checkout with `pip install -e .`")
+            raise UsageError(f"{folder} is missing: sitegen's package is incomplete; install it again from its source "
+                             "(`pip install .`, or `pip install -e .` in a checkout)")
 
 
 def load_phase(records_dir: Path, *, jobs: int = 1, cache: CheckedAnswers | None = None) -> m.Records:
@@ -160,7 +161,7 @@ class CheckedBefore:
 
 def checked_cache(cache: PageCache) -> CheckedBefore:
     """The answers files checked and the runs verified before, kept in the folder of a cache found to be sitegen's."""
-    source = folders_digest(SOURCES[0])
+    source = folders_digest(PACKAGE, skip=WORDING)
     return CheckedBefore(CheckedAnswers(cache.root / "answers", source), VerifiedRuns(cache.root / "verified", source),
                          CleanFiles(cache.root / "published", source), RecordEntries(cache.root / "results", source),
                          ComparedRuns(cache.root / "compared", source), CaseRowsKept(cache.root / "case-rows", source))

@@ -222,9 +222,9 @@ def test_a_row_repeating_an_earlier_rows_content_with_another_verdict_gives_its_
     (_, verdict), = rep.verdicts
     assert [v.category for v in verdict.findings] == ["matched", "duplicate"]
     assert rep.earlier == {("r1-reviewer", "f2"): ("r1-reviewer-f-f1", "f1", False, None)}
-    catalogs = load_catalogs(root / "locales", ["sv", "en"])
+    catalogs = load_catalogs(root / "sitegen" / "locales", ["sv", "en"])
     for lang, again, alike in (("en", "As", "Judged and worded as"), ("sv", "Som", "Bedömt och formulerat som")):
-        renderer = Renderer(lang, catalogs[lang], templates=root / "templates", config=records.config, languages=("sv", "en"),
+        renderer = Renderer(lang, catalogs[lang], templates=root / "sitegen" / "templates", config=records.config, languages=("sv", "en"),
                             build_date="")
         page = next(p for p in render_case(renderer, bundle) if p.path.endswith(f"{run.id}.html")).data.decode()
         row = re.search(r'<tr id="r1-reviewer-f-f2">(.*?)</tr>', page, re.S).group(1)
@@ -283,7 +283,7 @@ def test_a_table_of_counts_with_a_pair_measure_says_a_pairs_observation_counts_i
     from sitegen.score.measures.registry import PAIR_MEASURES, REGISTRY
 
     assert PAIR_MEASURES == {"IDENTICAL_INPUT_STABILITY", "INVARIANT_PAIRS"}
-    catalogs = load_catalogs(Path(__file__).resolve().parent.parent / "locales", ["sv", "en"])
+    catalogs = load_catalogs(Path(__file__).resolve().parent.parent / "sitegen" / "locales", ["sv", "en"])
     seen = {True: 0, False: 0}
     for lang, note in (("en", "An observation of a pair counts in both of its repetitions or versions."),
                        ("sv", "En observation av ett par räknas hos båda dess upprepningar eller versioner.")):
@@ -313,9 +313,9 @@ def test_a_finding_with_a_location_and_no_quote_says_so_beside_its_lines():
     records = make_records((cv,), {("cv", 1): (engine([finding("f1"), located]), None)})
     run = records.runs[0]
     bundle = collect_case(records, "cv", (run,), {}, {}, verdicts=verdict_source(records))
-    catalogs = load_catalogs(root / "locales", ["sv", "en"])
+    catalogs = load_catalogs(root / "sitegen" / "locales", ["sv", "en"])
     for lang, words in (("en", "a location, no quote"), ("sv", "en plats, inget citat")):
-        renderer = Renderer(lang, catalogs[lang], templates=root / "templates", config=records.config, languages=("sv", "en"),
+        renderer = Renderer(lang, catalogs[lang], templates=root / "sitegen" / "templates", config=records.config, languages=("sv", "en"),
                             build_date="")
         page = next(p for p in render_case(renderer, bundle) if p.path.endswith(f"{run.id}.html")).data.decode()
         quoting = re.search(r'<tr id="r1-reviewer-f-f1">(.*?)</tr>', page, re.S).group(1)
@@ -360,9 +360,9 @@ def test_a_count_names_one_or_several_in_each_language_and_both_kinds_together()
     from factories import records as make_records
 
     root = Path(__file__).resolve().parent.parent
-    catalogs = load_catalogs(root / "locales", ["sv", "en"])
+    catalogs = load_catalogs(root / "sitegen" / "locales", ["sv", "en"])
     config = make_records((), {}).config
-    words = {lang: Renderer(lang, catalogs[lang], templates=root / "templates", config=config, languages=("sv", "en"),
+    words = {lang: Renderer(lang, catalogs[lang], templates=root / "sitegen" / "templates", config=config, languages=("sv", "en"),
                             build_date="").env.globals["word"] for lang in ("sv", "en")}
     assert str(words["en"].passed_of[(3, 5, 1, 1)]) == "3 of 5 <small>(1 awaiting confirmation, 1 dismissed by rerun)</small>"
     assert str(words["sv"].passed_of[(3, 5, 1, 1)]) == "3 av 5 <small>(1 väntar på bekräftelse, 1 avskriven vid omkörning)</small>"

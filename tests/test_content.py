@@ -11,8 +11,8 @@ import pytest
 from sitegen.core.model import STATES
 from sitegen.score.measures.registry import MEASURES
 
-CONTENT = Path(__file__).resolve().parent.parent / "templates" / "content"
-LOCALES = Path(__file__).resolve().parent.parent / "locales"
+CONTENT = Path(__file__).resolve().parent.parent / "sitegen" / "templates" / "content"
+LOCALES = Path(__file__).resolve().parent.parent / "sitegen" / "locales"
 LANGUAGES = ("sv", "en")
 
 EXPECTED_FILES = {

@@ -26,7 +26,7 @@ from sitegen.score.scoring import observe_run
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "records"
 SMALL = Path(__file__).parent / "data" / "records-small"
-LOCALES = ROOT / "locales"
+LOCALES = ROOT / "sitegen" / "locales"
 SCHEMA = ROOT / "sitegen" / "schemas" / "results.schema.json"
 SHARED = {"base", "registry"}  # the package's modules that are not a measure
 
@@ -72,7 +72,7 @@ def test_the_model_keeps_no_list_of_measures_of_its_own():
 
 
 def test_the_templates_carry_no_measure_title_or_reason_word_of_their_own():
-    templates = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "templates").glob("*.j2")}
+    templates = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "sitegen" / "templates").glob("*.j2")}
     assert not [name for name, text in templates.items() if re.search(r"macro (measure_title|reason_word)\b", text)]
     ids = "|".join(MEASURES)
     assert not [name for name, text in templates.items() if re.search(rf'"({ids})"', text)]
@@ -188,7 +188,7 @@ def test_the_pages_reason_words_are_the_registrys_texts_in_the_pages_language(la
         catalog = read_po(f)
     translations = load_catalogs(LOCALES, [lang])[lang]
     config = SimpleNamespace(base_url="https://example.org/", default_language="sv", case_text_language="sv")
-    renderer = Renderer(lang, translations, templates=ROOT / "templates", config=config, languages=("sv", "en"),
+    renderer = Renderer(lang, translations, templates=ROOT / "sitegen" / "templates", config=config, languages=("sv", "en"),
                         build_date="2026-12-01")
     word = renderer.env.globals["word"]
     for code, msgid in REASON_WORDS.items():

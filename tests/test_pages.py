@@ -26,8 +26,8 @@ from sitegen.render.views import index_observations
 from sitegen.score.scoring import verdict_source
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCALES = ROOT / "locales"
-TEMPLATES = ROOT / "templates"
+LOCALES = ROOT / "sitegen" / "locales"
+TEMPLATES = ROOT / "sitegen" / "templates"
 MEASURES = registry.MEASURES
 
 DOC = "Inspektionsanteckning 2026-03-14\nPlats: Hamnen\n\nLäckan är  åtgärdad.\nSlut."
@@ -658,7 +658,7 @@ def test_english_renders_with_the_msgids_themselves(content_dir, records_dir):
     assert plain == real
 
 
-@pytest.mark.skipif(not (ROOT / "templates" / "content" / "sv" / "method-intro.md").is_file(), reason="prose not written yet")
+@pytest.mark.skipif(not (ROOT / "sitegen" / "templates" / "content" / "sv" / "method-intro.md").is_file(), reason="prose not written yet")
 def test_the_bundled_prose_renders(records_dir):
     records = make_records(records_dir)
     pages = {p.path: p.data for p in render_pages(

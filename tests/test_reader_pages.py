@@ -105,16 +105,32 @@ def test_swedish_pages_call_the_answer_key_facit_never_nyckel(bundled):
     the answer key "facit": a reader looked for a "nyckel" the site never defines. "Nyckel" is left to signing keys."""
     from babel.messages.pofile import read_po
 
-    terms = [re.findall(r"^(\S[^\n]*)\n: ", (ROOT / "templates" / "content" / lang / "glossary.md").read_text(encoding="utf-8"),
+    terms = [re.findall(r"^(\S[^\n]*)\n: ", (ROOT / "sitegen" / "templates" / "content" / lang / "glossary.md").read_text(encoding="utf-8"),
                         re.MULTILINE) for lang in ("en", "sv")]
     facit = dict(zip(*terms))["Answer key"]
     html = (bundled / "sv" / "index.html").read_text(encoding="utf-8")
     legend = html[html.index('<dl class="legend">'): html.index("</dl>", html.index('<dl class="legend">'))]
     passed = re.search(r'<dt aria-hidden="true">✓</dt><dd>(.*?)</dd>', legend).group(1)
     assert facit.lower() in passed, passed
-    with open(ROOT / "locales" / "sv" / "LC_MESSAGES" / "sitegen.po", "rb") as po:
+    with open(ROOT / "sitegen" / "locales" / "sv" / "LC_MESSAGES" / "sitegen.po", "rb") as po:
         keys = [(str(m.id), str(m.string)) for m in read_po(po) if m.id and "nyckel" in str(m.string).lower()]
     assert [msgid for msgid, _ in keys if "sign" not in msgid.lower()] == []
+
+
+def test_swedish_pages_word_passed_of_observed_one_way(bundled):
+    """The overview said "godkända av gjorda observationer" in its first paragraph and "godkända av observerade" in the
+    next, and the case-run table's caption the short form again: one count, two names. The method text (and the seed
+    it conveys) says "godkända observationer av gjorda observationer", so every short form is "godkända av gjorda
+    observationer"."""
+    from babel.messages.pofile import read_po
+
+    with open(ROOT / "sitegen" / "locales" / "sv" / "LC_MESSAGES" / "sitegen.po", "rb") as po:
+        worded = [(str(m.id), str(m.string)) for m in read_po(po) if m.id and "passed of observed" in str(m.id).lower()]
+    assert len(worded) >= 5
+    assert [msgid for msgid, msgstr in worded if "godkända av gjorda observationer" not in msgstr.lower()] == []
+    swedish = "\n".join(page.read_text(encoding="utf-8") for page in (bundled / "sv").rglob("*.html"))
+    assert "av observerade" not in swedish.lower()
+    assert "godkända av gjorda observationer, per upprepning" in swedish.lower()
 
 
 # --- one word per state ----------------------------------------------------------------------------
@@ -165,7 +181,7 @@ def test_the_404_page_says_in_every_language_of_the_site_that_the_page_is_missin
     from sitegen.render.catalogs import load_catalogs
 
     config = json.loads((ROOT / "records" / "sitegen.json").read_text(encoding="utf-8"))
-    catalogs = load_catalogs(ROOT / "locales", config["languages"])
+    catalogs = load_catalogs(ROOT / "sitegen" / "locales", config["languages"])
     html = (bundled / "404.html").read_text(encoding="utf-8")
     main = html[html.index("<main"): html.index("</main>")]
     for lang in config["languages"]:

@@ -198,14 +198,15 @@ class PageCache:
         replace_quietly(self.root / "names" / key, framed(NAMES_MAGIC, "\n".join(names).encode("utf-8")))
 
 
-def folders_digest(*folders: Path) -> bytes:
+def folders_digest(*folders: Path, skip: tuple[str, ...] = ()) -> bytes:
     """One digest of every regular file below the folders (relative path and bytes, in sorted order); caches are
-    bytecode, not source, and are left out."""
+    bytecode, not source, and are left out, as are the folders' own sub-folders named in `skip`."""
     digest = hashlib.sha256()
     for folder in folders:
         folder = Path(folder)
         digest.update(b"folder\0" + str(folder.name).encode("utf-8") + b"\0")
-        for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                           and p.relative_to(folder).parts[0] not in skip):
             data = path.read_bytes()
             digest.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0" + str(len(data)).encode("ascii") + b"\0")
             digest.update(data)
