@@ -15,6 +15,7 @@ from sitegen.core import model as m
 from sitegen.core.collector import collector_paused, frozen_when_made
 from sitegen.core.errors import Diagnostic, PublicationError, RecordsError, UsageError
 from sitegen.core.files import HeldFile, read_regular
+from sitegen.core.fingerprint import sitegen_fingerprint
 from sitegen.core.workers import in_background
 from sitegen.load.answercache import CheckedAnswers
 from sitegen.load.publications import read_publications
@@ -319,7 +320,7 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
                        jobs=jobs, comparisons=checked.comparisons, write=write, provenance=checked.provenance,
                        exports=tuple(name for name, _ in checked.exports), reasons=checked.reasons, cache=cache,
                        detail_runs=detail_runs, salt=render_salt(checked, detail_runs=detail_runs) if cache is not None else b"",
-                       held=held or {})
+                       held=held or {}, sitegen_source=sitegen_fingerprint())
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     url, updated = records.config.base_url, checked.build_date
     extra = (

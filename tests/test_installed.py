@@ -5,6 +5,7 @@ the first page. These tests build the real wheel with pip from a copy of the sou
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from sitegen.core.fingerprint import tree_fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "sitegen"
@@ -39,15 +42,16 @@ def wheel(tmp_path_factory) -> Path:
     return wheels[0]
 
 
-def test_the_wheel_ships_every_template_catalog_and_schema(wheel):
+def test_the_wheel_ships_every_file_of_the_package_folder(wheel):
+    """Every template, catalog and schema (and module): then the installed copy is the checkout's, fingerprint and all."""
     with zipfile.ZipFile(wheel) as z:
-        shipped = {name for name in z.namelist() if name.split("/")[:1] == ["sitegen"] and name.split("/")[1] in SHIPPED}
-    expected = {p.relative_to(ROOT).as_posix() for folder in SHIPPED for p in (PACKAGE / folder).rglob("*")
-                if p.is_file() and "__pycache__" not in p.parts}
-    assert expected, "the package has no data folders"
+        shipped = {name for name in z.namelist() if name.split("/")[:1] == ["sitegen"]}
+    expected = {p.relative_to(ROOT).as_posix() for p in PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    data = {name for name in expected if name.split("/")[1] in SHIPPED}
     assert {"sitegen/templates/base.html.j2", "sitegen/templates/static/site.css", "sitegen/locales/sv/LC_MESSAGES/sitegen.po",
-            "sitegen/templates/content/sv/method-intro.md"} <= expected
+            "sitegen/templates/content/sv/method-intro.md", "sitegen/schemas/results.schema.json"} <= data
     assert sorted(expected - shipped) == []
+    assert sorted(shipped - expected) == []
 
 
 def test_an_installed_sitegen_builds_the_bundled_site_and_verifies_its_pages(wheel, tmp_path):
@@ -66,7 +70,10 @@ def test_an_installed_sitegen_builds_the_bundled_site_and_verifies_its_pages(whe
 
     built = sitegen("build", "--records", str(ROOT / "records"), "--out", str(tmp_path / "site"))
     assert built.returncode == 0, built.stderr
-    assert (tmp_path / "site" / "sv" / "method.html").is_file()
+    # the site names the installed copy's fingerprint, and it is the checkout's: the same source, wherever it lies
+    page = (tmp_path / "site" / "sv" / "downloads.html").read_text("utf-8")
+    named = re.findall(r'<code id="sitegen-source">([0-9a-f]{64})</code>', page)
+    assert named == [tree_fingerprint(target / "sitegen")] == [tree_fingerprint(PACKAGE)]
     checked = sitegen("verify", str(tmp_path / "site"), "--pages")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "every page rebuilt from the downloads alone is the published page" in checked.stdout

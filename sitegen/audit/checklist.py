@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from sitegen import __version__
-from sitegen.audit.pages import compare_pages
+from sitegen.audit.pages import compare_pages, other_sitegen
 from sitegen.audit.publication import Publication, read_publication
 from sitegen.audit.rescore import run_differences
 from sitegen.audit.source import TIMEOUT, locate, unreadable
@@ -259,9 +259,13 @@ def check_pages(audit: Audit) -> Outcome:
     except DiagnosticsError as exc:
         return Outcome("the downloads do not build", publication.relocate(exc.diagnostics))
     detail = f"{rebuilt.files} files"
+    problems = rebuilt.problems
+    other = other_sitegen(publication.origin.site, loaded.records.config.default_language)
+    if other is not None and problems:  # said first: it may explain every difference after it
+        problems = (other, *problems)
     if publication.origin.site.names() is None:
         detail += "; over HTTP a file the rebuilt site does not have cannot be seen"
-    return Outcome(detail, rebuilt.problems)
+    return Outcome(detail, problems)
 
 
 # The checks in the order they run; a check plugs in as one line here. A check of the signature, say, reads

@@ -8,6 +8,7 @@ from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from sitegen import __version__
 from sitegen.changelog.changes import Changelog
+from sitegen.core.fingerprint import SHELL
 from sitegen.core.model import InMemoryFile, Records, RunResult, SourceFile
 from sitegen.core.workers import ordered_map
 from sitegen.render.cases import Verdicts, pairs_by_case
@@ -66,6 +67,7 @@ def iter_pages(
     salt: bytes = b"",
     detail_runs: int | None = None,
     held: Mapping[str, Any] | None = None,
+    sitegen_source: str = "",
 ) -> Iterator[Any]:
     """The pages of render_pages one at a time, in a fixed order, so a large site can be written without holding it all.
 
@@ -78,6 +80,7 @@ def iter_pages(
     pages whose inputs are unchanged come from it; `salt` must then describe everything else they are made of (templates,
     catalogs, ...), and `held` (core/files.HeldFile by path) names the previous site's pages the last build made, so
     `write` can link them unread. With `detail_runs` K, a case version has a page per run for its newest K runs only (environment.Detail).
+    `sitegen_source` is the fingerprint of the sitegen that builds (core/fingerprint.py), which the downloads pages name.
     """
     config = records.config
     languages = tuple(config.languages)
@@ -119,7 +122,8 @@ def iter_pages(
                 renderer.page("method.html.j2", "method.html", {**common, "content": content, "examples": examples}),
                 renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}),
                 renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content, "provenance": provenance,
-                                                                      "sitegen_version": __version__}),
+                                                                      "sitegen_version": __version__,
+                                                                      "sitegen_source": sitegen_source, "source_shell": SHELL}),
                 renderer.page("accessibility.html.j2", "accessibility.html", {**common, "content": content})]
 
     pairs = pairs_by_case(records)

@@ -1,0 +1,28 @@
+"""Which sitegen built a site: one digest of its package's files, the same for a checkout and an installed copy.
+
+A reader recomputes it with stock tools (SHELL, run in the package folder): the SHA-256 of `sha256sum`'s listing of
+every file, paths as `find .` prints them, sorted bytewise; bytecode caches, which Python writes as it runs, left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent
+SHELL = "find . -type f ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum"
+
+
+def tree_fingerprint(folder: Path) -> str:
+    """SHELL's digest of `folder`: each file's `sha256sum` line ("<hex>  ./<path>"), sorted by path, hashed as one text."""
+    folder = Path(folder)
+    named = sorted(("./" + p.relative_to(folder).as_posix(), p) for p in folder.rglob("*")
+                   if p.is_file() and "__pycache__" not in p.relative_to(folder).parts)
+    named.sort(key=lambda item: item[0].encode("utf-8"))  # `LC_ALL=C sort` orders by bytes, not by code points
+    listing = "".join(f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {name}\n" for name, path in named)
+    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
+def sitegen_fingerprint() -> str:
+    """The fingerprint of this sitegen's own package: what a site it builds names, and what `verify` compares with."""
+    return tree_fingerprint(PACKAGE)
