@@ -4,6 +4,7 @@ The templates and catalogs are package data: a wheel without them installs, scor
 the first page. These tests build the real wheel with pip from a copy of the source and run the installed copy.
 """
 
+import html
 import os
 import re
 import shutil
@@ -74,6 +75,12 @@ def test_an_installed_sitegen_builds_the_bundled_site_and_verifies_its_pages(whe
     page = (tmp_path / "site" / "sv" / "downloads.html").read_text("utf-8")
     named = re.findall(r'<code id="sitegen-source">([0-9a-f]{64})</code>', page)
     assert named == [tree_fingerprint(target / "sitegen")] == [tree_fingerprint(PACKAGE)]
+    # and the page's own commands print it for the sitegen installed in the active environment, as a reader runs them
+    commands = html.unescape(re.findall(r"<pre><code>(cd .*?)</code></pre>", page, re.S)[0])
+    active = {**env, "PYTHONPATH": str(target), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"}
+    printed = subprocess.run(["bash", "-c", commands], cwd=tmp_path, env=active, capture_output=True, text=True, timeout=60)
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout.split() == [named[0], "-"]
     checked = sitegen("verify", str(tmp_path / "site"), "--pages")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "every page rebuilt from the downloads alone is the published page" in checked.stdout

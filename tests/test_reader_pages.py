@@ -370,6 +370,7 @@ def test_the_downloads_page_shows_how_to_install_the_sitegen_that_checks_everyth
     html = main_of((bundled / lang / "downloads.html").read_text(encoding="utf-8"))
     section = html[html.index('id="verify-all-heading"'):]
     section = section[:section.index("</section>")]
+    section = section[:section.find("<h3", 1)] if "<h3" in section[1:] else section  # up to the next subsection
     blocks = re.findall(r"<pre><code>(.*?)</code></pre>", section, re.S)
     assert blocks[0].splitlines() == ["python3 -m venv .venv", ". .venv/bin/activate", "pip install ."], blocks
     assert blocks[2:] and all(b.startswith("sitegen verify ") for b in blocks[2:]), blocks
