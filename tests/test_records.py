@@ -215,6 +215,12 @@ def test_missing_folder_and_file(tmp_path):
     with pytest.raises(RecordsError) as caught:
         load_records(tmp_path / "nowhere")
     assert caught.value.diagnostics[0].code == "record.folder-missing"
+    assert caught.value.diagnostics[0].message == "records folder does not exist"
+    (tmp_path / "a-file").write_text("{}")
+    with pytest.raises(RecordsError) as caught:  # a file named as the records folder is called what it is
+        load_records(tmp_path / "a-file")
+    assert [(d.code, d.message) for d in caught.value.diagnostics] == [("record.folder-missing",
+                                                                       "is not a folder: name the records folder")]
     root = overlay(tmp_path, None)
     (root / "setups.json").unlink()
     with pytest.raises(RecordsError) as caught:

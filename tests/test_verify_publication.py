@@ -274,6 +274,11 @@ def test_no_such_folder_is_exit_2(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert err.startswith(f"{tmp_path / 'nowhere'}: error: no such folder") and err.rstrip().endswith("[verify.no-folder]")
+    (tmp_path / "SHA256SUMS").write_text("")
+    code = main(["verify", str(tmp_path / "SHA256SUMS")])  # a file named as the folder is called what it is
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith(f"{tmp_path / 'SHA256SUMS'}: error: not a folder: ") and err.rstrip().endswith("[verify.no-folder]")
 
 
 def test_a_folder_without_sha256sums_is_exit_2(tmp_path, capsys):

@@ -182,7 +182,8 @@ def locate(given: str, *, sums: str, marker: str, downloads: str, timeout: float
         return Origin(given, HttpReader(root + path, timeout), HttpReader(root + site_path, timeout))
     folder = Path(given)
     if not folder.is_dir():
-        raise unreadable(given, "no such folder: name a site's downloads folder (such as site/downloads) or its address",
+        said = "no such folder" if not folder.exists() else "not a folder"
+        raise unreadable(given, f"{said}: name a site's downloads folder (such as site/downloads) or its address",
                          "verify.no-folder")
     if (folder / sums).is_file():
         site = folder.parent if (folder.parent / marker).is_file() else None

@@ -66,7 +66,8 @@ def read_file(root: Path, name: str, schema: str, out: Collector, files: dict[st
 
 def require_folder(root: Path) -> None:
     if not root.is_dir():
-        raise RecordsError([Diagnostic(str(root), None, None, None, "records folder does not exist", "record.folder-missing")])
+        said = "records folder does not exist" if not root.exists() else "is not a folder: name the records folder"
+        raise RecordsError([Diagnostic(str(root), None, None, None, said, "record.folder-missing")])
 
 
 def check_unique_ids(doc: JsonText, items: list, pointer: str, what: str, out: Collector, key=lambda x: x["id"]) -> None:
