@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -178,6 +179,23 @@ def test_load_entries_refuses_unsafe_names_and_bad_encoding(tmp_path):
         load_entries(tmp_path)
     assert sorted((Path(d.path).name, d.code) for d in caught.value.diagnostics) == [
         ("Upper Case.md", "entry.bad-name"),
+        ("latin1.md", "entry.encoding"),
+    ]
+
+
+def test_load_entries_names_what_is_not_a_regular_file_instead_of_skipping_it(tmp_path):
+    """A pipe by an entry's name was skipped without a word, so the entry a maintainer meant to add was missing from the
+    changelog; a pipe is never opened (that would wait for a writer for ever), it is named, with every other problem."""
+    os.mkfifo(tmp_path / "2026-08-20-a-pipe.md")
+    (tmp_path / "2026-08-21-a-folder.md").mkdir()
+    (tmp_path / "2026-08-22-a-device.md").symlink_to("/dev/zero")
+    (tmp_path / "latin1.md").write_bytes(b"date: 2026-08-20\ncategory: test-cases\nsource: https://a.b/\n---\n\xe5\n")
+    with pytest.raises(RecordsError) as caught:
+        load_entries(tmp_path)
+    assert sorted((Path(d.path).name, d.code) for d in caught.value.diagnostics) == [
+        ("2026-08-20-a-pipe.md", "entry.not-a-file"),
+        ("2026-08-21-a-folder.md", "entry.not-a-file"),
+        ("2026-08-22-a-device.md", "entry.not-a-file"),
         ("latin1.md", "entry.encoding"),
     ]
 

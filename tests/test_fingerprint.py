@@ -45,8 +45,13 @@ def test_the_fingerprint_covers_every_file_but_bytecode_caches(tmp_path):
         assert tree_fingerprint(folder) != before, changed
         changed.write_bytes(data)
         assert tree_fingerprint(folder) == before
+    (folder / "linked.py").symlink_to(folder / "cli.py")  # `find -type f` counts no link, and neither does the digest
+    (folder / "linked").symlink_to(folder / "core", target_is_directory=True)
+    assert tree_fingerprint(folder) == before
     (folder / "notes.txt").write_text("a file more")
     assert tree_fingerprint(folder) != before
+    assert tree_fingerprint(folder) == subprocess.run(["bash", "-c", SHELL], cwd=folder, capture_output=True, text=True,
+                                                      check=True).stdout.split()[0]
 
 
 def test_every_downloads_page_names_the_fingerprint_of_the_sitegen_that_built_it(built):

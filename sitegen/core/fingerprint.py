@@ -7,6 +7,8 @@ every file, paths as `find .` prints them, sorted bytewise; bytecode caches, whi
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent
@@ -16,8 +18,13 @@ SHELL = "find . -type f ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z | x
 def tree_fingerprint(folder: Path) -> str:
     """SHELL's digest of `folder`: each file's `sha256sum` line ("<hex>  ./<path>"), sorted by path, hashed as one text."""
     folder = Path(folder)
-    named = sorted(("./" + p.relative_to(folder).as_posix(), p) for p in folder.rglob("*")
-                   if p.is_file() and "__pycache__" not in p.relative_to(folder).parts)
+    named = []
+    for where, folders, files in os.walk(folder):  # as `find`: symbolic links neither followed nor counted as files
+        folders[:] = [name for name in folders if name != "__pycache__"]
+        for name in files:
+            path = Path(where, name)
+            if stat.S_ISREG(path.lstat().st_mode):
+                named.append(("./" + path.relative_to(folder).as_posix(), path))
     named.sort(key=lambda item: item[0].encode("utf-8"))  # `LC_ALL=C sort` orders by bytes, not by code points
     listing = "".join(f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {name}\n" for name, path in named)
     return hashlib.sha256(listing.encode("utf-8")).hexdigest()

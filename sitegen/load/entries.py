@@ -189,13 +189,21 @@ def load_entries(folder: Path) -> tuple[Entry, ...]:
         return ()
     entries: list[Entry] = []
     problems: list[Diagnostic] = []
-    for file in sorted(p for p in folder.iterdir() if p.suffix == ".md" and p.is_file()):
+    for file in sorted(p for p in folder.iterdir() if p.suffix == ".md"):
         path = str(file)
+        if not file.is_file():  # a folder, pipe, socket or device by an entry's name is named, never skipped unsaid
+            problems.append(Diagnostic(path, None, None, None, "not a regular file: an entry is a Markdown file",
+                                       "entry.not-a-file"))
+            continue
         bad_name = _check_name(file.stem)
         if bad_name is not None:
             problems.append(Diagnostic(path, None, None, None, bad_name, "entry.bad-name"))
             continue
-        data = read_regular(file)
+        try:
+            data = read_regular(file)
+        except OSError as error:  # replaced by a pipe or device since it was listed, or unreadable
+            problems.append(Diagnostic(path, None, None, None, f"cannot read file: {error.strerror or error}", "entry.unreadable"))
+            continue
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
