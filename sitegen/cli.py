@@ -16,10 +16,11 @@ from sitegen.build import build_site, load_phase
 from sitegen.checks import run_checks
 from sitegen.core.collector import collector_paused
 from sitegen.core.errors import SitegenError, UnreadableError, UsageError
+from sitegen.core.fingerprint import sitegen_fingerprint
 from sitegen.core.termination import Terminated, terminated_raises
 from sitegen.load.entries import create_entry
 from sitegen.load.schemabasics import is_calendar_date
-from sitegen.load.setups import setup_fingerprints
+from sitegen.load.setups import fingerprint_line, setup_fingerprints
 from sitegen.score.comparison import compare_runs, format_comparison
 from sitegen.score.explanation import explain_case
 from sitegen.score.release import decide_release, format_release, parse_release_input
@@ -34,6 +35,14 @@ DEFAULT_OUT = "site"
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse would exit on its own; raise so main() chooses the exit code
         raise UsageError(f"{self.prog}: {message}")
+
+
+class _Version(argparse.Action):
+    """--version: the version number and the fingerprint of the source (core/fingerprint.py), taken only when asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"sitegen {__version__} (source fingerprint {sitegen_fingerprint()})")
+        raise SystemExit(0)
 
 
 def _records_arg(parser: argparse.ArgumentParser) -> None:
@@ -61,9 +70,7 @@ def _worker_count(text: str) -> int:
     return value
 
 
-def _run_count(text: str) -> int:
-    """--detail-runs K: one run or more."""
-    return _worker_count(text)
+_run_count = _worker_count  # --detail-runs K: one run or more
 
 
 def _port(text: str) -> int:
@@ -87,7 +94,7 @@ def _seconds(text: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="sitegen", description="Publish an AI review engine's measured quality as a static site readers can verify.")
-    parser.add_argument("--version", action="version", version=f"sitegen {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and the source's fingerprint, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
@@ -313,16 +320,8 @@ def _fingerprint(args) -> int:
     if unknown:
         raise UsageError(f"unknown run setup(s): {', '.join(unknown)} (setups.json has: {', '.join(sorted(found))})")
     for setup_id in args.setups or sorted(found):
-        print(_fingerprint_line(found[setup_id]))
+        print(fingerprint_line(found[setup_id]))
     return 0
-
-
-def _fingerprint_line(found) -> str:
-    """`HASH  setup`, and what setups.json stores instead when it is not that hash."""
-    line = f"{found.computed}  {found.setup}"
-    if found.matches:
-        return line
-    return line + ("  (not stored yet)" if found.stored is None else f"  (stored: {found.stored})")
 
 
 def _release_check(args) -> int:

@@ -10,6 +10,7 @@ import pytest
 
 from sitegen import __version__
 from sitegen.cli import build_parser, main
+from sitegen.core.fingerprint import sitegen_fingerprint
 
 DATA = Path(__file__).parent / "data"
 SMALL = DATA / "records-small"
@@ -90,7 +91,8 @@ def test_every_command_help_says_what_it_does(capsys, path):
 def test_version(capsys):
     code, out, err = _run(capsys, "--version")
     assert code == 0
-    assert out.strip() == f"sitegen {__version__}"
+    # the version number names many states of the source: the fingerprint the downloads page gives names one
+    assert out.strip() == f"sitegen {__version__} (source fingerprint {sitegen_fingerprint()})"
 
 
 @pytest.mark.parametrize("argv", [

@@ -82,3 +82,11 @@ def _stored(setup: dict) -> str | None:
         return None
     stored = setup["fingerprint"]
     return stored if isinstance(stored, str) else json.dumps(stored)
+
+
+def fingerprint_line(found: SetupFingerprint) -> str:
+    """`HASH  setup` (as `sitegen fingerprint` prints it), and what setups.json stores instead when it is not that hash."""
+    line = f"{found.computed}  {found.setup}"
+    if found.matches:
+        return line
+    return line + ("  (not stored yet)" if found.stored is None else f"  (stored: {found.stored})")
