@@ -1177,6 +1177,7 @@ CONFIG = {
     "document_language": "sv",
     "case_text_language": "en",
     "source_repository": "https://github.com/example/granska-quality",
+    "sitegen_source": "https://github.com/example/sitegen",
     "accessibility_contact": "tillganglighet@quality.example.org",
     "answers": ["answers.json", "answers-unpublished.json"],
     "publish": [

@@ -320,7 +320,7 @@ def render_site(checked: Checked, *, jobs: int = 1, progress: Progress | None = 
                        jobs=jobs, comparisons=checked.comparisons, write=write, provenance=checked.provenance,
                        exports=tuple(name for name, _ in checked.exports), reasons=checked.reasons, cache=cache,
                        detail_runs=detail_runs, salt=render_salt(checked, detail_runs=detail_runs) if cache is not None else b"",
-                       held=held or {}, sitegen_source=sitegen_fingerprint())
+                       held=held or {}, source_fingerprint=sitegen_fingerprint())
     title = records.config.title.get("en") or next(iter(records.config.title.values()))
     url, updated = records.config.base_url, checked.build_date
     extra = (

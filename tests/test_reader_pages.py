@@ -304,6 +304,33 @@ def test_a_contact_that_is_neither_an_address_nor_a_url_is_refused_at_its_place(
     assert not (tmp_path / "site").exists()
 
 
+def test_the_downloads_page_links_where_to_get_sitegen_or_says_it_names_no_address(bundled, tmp_path, monkeypatch):
+    """The page told readers to install sitegen "in a folder holding the source code of sitegen 0.1.0" and never said
+    where to get it. The configuration's sitegen_source is linked where the installation begins; without it the page
+    says the publication names no address and points to where its records are kept."""
+    config = json.loads((ROOT / "records" / "sitegen.json").read_text(encoding="utf-8"))
+    source = config["sitegen_source"]
+    for lang in ("sv", "en"):
+        html = main_of((bundled / lang / "downloads.html").read_text(encoding="utf-8"))
+        section = html[html.index('id="verify-all-heading"'):]
+        first = section[:section.index("<pre>")]  # before the first command: where to get it comes before installing it
+        assert f'<a href="{source}">{source}</a>' in first
+    records = copy_records(tmp_path, sitegen_source=None)
+    assert build(records, tmp_path / "site", monkeypatch) == 0
+    for lang, words in (("sv", "anger ingen adress till källkoden för sitegen"), ("en", "names no address for the source code of sitegen")):
+        html = main_of((tmp_path / "site" / lang / "downloads.html").read_text(encoding="utf-8"))
+        assert words in text_of(html) and source not in html
+        assert f'<a href="{config["source_repository"]}">' in html[html.index('id="verify-all-heading"'):]
+
+
+def test_a_sitegen_source_that_is_not_an_https_address_is_refused_at_its_place(tmp_path, monkeypatch, capsys):
+    records = copy_records(tmp_path, sitegen_source="javascript:alert(1)")
+    assert build(records, tmp_path / "site", monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert re.search(r'sitegen\.json:\d+:\d+: /sitegen_source: error: "javascript:alert\(1\)" does not have the expected form.*\[record\.value\]', err), err
+    assert not (tmp_path / "site").exists()
+
+
 # --- setting up ---------------------------------------------------------------------------------------
 
 

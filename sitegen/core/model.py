@@ -233,6 +233,7 @@ class Config:
     case_text_language: str | None = None  # language of case titles and pair descriptions, for `lang` on them
     accessibility_contact: str | None = None  # e-mail address or https URL for reporting an accessibility problem
     license: Mapping[str, str] | None = None  # {"name", "url"}: the licence the published files are offered under
+    sitegen_source: str | None = None  # https URL of the source code of the sitegen that builds the site, for readers
 
 
 @dataclass(frozen=True, slots=True)

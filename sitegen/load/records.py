@@ -197,6 +197,7 @@ def _config(doc: JsonText, root: Path, out: Collector) -> m.Config:
         case_text_language=v.get("case_text_language"),
         accessibility_contact=v.get("accessibility_contact"),
         license=MappingProxyType(dict(v["license"])) if "license" in v else None,
+        sitegen_source=v.get("sitegen_source"),
     )
 
 

@@ -67,7 +67,7 @@ def iter_pages(
     salt: bytes = b"",
     detail_runs: int | None = None,
     held: Mapping[str, Any] | None = None,
-    sitegen_source: str = "",
+    source_fingerprint: str = "",
 ) -> Iterator[Any]:
     """The pages of render_pages one at a time, in a fixed order, so a large site can be written without holding it all.
 
@@ -80,7 +80,7 @@ def iter_pages(
     pages whose inputs are unchanged come from it; `salt` must then describe everything else they are made of (templates,
     catalogs, ...), and `held` (core/files.HeldFile by path) names the previous site's pages the last build made, so
     `write` can link them unread. With `detail_runs` K, a case version has a page per run for its newest K runs only (environment.Detail).
-    `sitegen_source` is the fingerprint of the sitegen that builds (core/fingerprint.py), which the downloads pages name.
+    `source_fingerprint` is the fingerprint of the sitegen that builds (core/fingerprint.py), which the downloads pages name.
     """
     config = records.config
     languages = tuple(config.languages)
@@ -123,7 +123,7 @@ def iter_pages(
                 renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}),
                 renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content, "provenance": provenance,
                                                                       "sitegen_version": __version__,
-                                                                      "sitegen_source": sitegen_source, "source_shell": SHELL}),
+                                                                      "source_fingerprint": source_fingerprint, "source_shell": SHELL}),
                 renderer.page("accessibility.html.j2", "accessibility.html", {**common, "content": content})]
 
     pairs = pairs_by_case(records)
