@@ -810,3 +810,13 @@ def test_the_scorer_7_run_page_shows_the_pair_whose_unexpected_findings_differ(b
     flaw = {"sv": "en brist med <code>{}</code> som primär regel (säger att något saknas: nej)",
             "en": "a flaw with primary rule <code>{}</code> (says something is missing: no)"}[lang]
     assert flaw.format("R-HANDL-1") in page and flaw.format("R-OVERKL-1") in page
+
+
+def test_the_bundled_publication_is_sealed_as_built(bundled_site):
+    """The bundled records stand for a publication as deployed: its SHA256SUMS is the one the log's last line names. A
+    change to a download (a wording in an export's metadata, say) makes it "not sealed yet" on the downloads page, and
+    fails here: seal it (`sitegen seal`) or keep the download as it was."""
+    last = json.loads((RECORDS / "publications.jsonl").read_text(encoding="utf-8").splitlines()[-1])
+    assert hashlib.sha256((bundled_site / "downloads" / "SHA256SUMS").read_bytes()).hexdigest() == last["sha256sums"]
+    page = (bundled_site / "en" / "downloads.html").read_text(encoding="utf-8")
+    assert f"This publication is line {last['sequence']} of the log" in page and "not sealed yet" not in page
