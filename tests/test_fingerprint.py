@@ -81,3 +81,16 @@ def test_a_site_built_by_this_sitegen_verifies_without_a_word_on_it(built, capsy
     code, report = verify(capsys, built, "--pages")
     assert code == 0
     assert all(status == "ok" for status in statuses(report).values())
+    # the JSON report names the sitegen that checked, so an auditor's saved report says which source it ran
+    assert report["sitegen_fingerprint"] == sitegen_fingerprint()
+
+
+def test_a_checkout_keeps_the_package_bytes_as_committed_on_every_system():
+    """The fingerprint covers bytes: a checkout converting line endings (git's core.autocrlf on Windows) would give
+    another fingerprint than the build that published it. .gitattributes turns the conversion off for the package."""
+    root = PACKAGE.parent
+    if not (root / ".git").exists():
+        pytest.skip("not a git checkout: nothing converts line endings")
+    files = ["sitegen/cli.py", "sitegen/templates/base.html.j2", "sitegen/locales/sv/LC_MESSAGES/sitegen.po"]
+    done = subprocess.run(["git", "check-attr", "text", "--", *files], cwd=root, capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [f"{name}: text: unset" for name in files]

@@ -17,6 +17,7 @@ from sitegen.build import load_phase, recorded_phase
 from sitegen.core import model as m
 from sitegen.core.collector import collector_paused
 from sitegen.core.errors import Diagnostic, DiagnosticsError
+from sitegen.core.fingerprint import sitegen_fingerprint
 from sitegen.load.jsonread import parse_json
 from sitegen.load.records import RESULTS_FILE
 from sitegen.load.publications import ALLOWED_SIGNERS, LOG
@@ -115,8 +116,9 @@ class VerifyReport:
         return tuple(out)
 
     def to_json(self) -> dict:
-        return {"source": self.given, "passed": self.passed, "sitegen": __version__, "summary": self.summary(),
-                "checks": [c.to_json() for c in self.checks]}
+        # which sitegen checked: its version, and the fingerprint of its source that a downloads page names (core/fingerprint.py)
+        return {"source": self.given, "passed": self.passed, "sitegen": __version__, "sitegen_fingerprint": sitegen_fingerprint(),
+                "summary": self.summary(), "checks": [c.to_json() for c in self.checks]}
 
 
 def check_sums(audit: Audit) -> Outcome:
