@@ -3,7 +3,6 @@ site as published, so a reader sees that every page says what the published reco
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
@@ -12,7 +11,7 @@ from sitegen.build import (Checked, build_date, catalogs_phase, changelog_phase,
                            published_files, render_site)
 from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic
-from sitegen.core.fingerprint import sitegen_fingerprint
+from sitegen.core.fingerprint import named_on_page, sitegen_fingerprint
 from sitegen.publish.site import DOWNLOADS, MARKER, SUMS, sha256sums
 
 
@@ -125,12 +124,10 @@ def _first_difference(a: bytes, b: bytes) -> tuple[int, int]:
 def other_sitegen(site, lang: str) -> Diagnostic | None:
     """When the downloads page names the fingerprint of another sitegen's source than this one's (core/fingerprint.py),
     a diagnostic saying so at that page; None when it names this one or none."""
-    page = site.read(f"{lang}/downloads.html") or b""
-    named = re.search(rb'<code id="sitegen-source">([0-9a-f]{64})</code>', page)
-    ours = sitegen_fingerprint()
-    if named is None or named.group(1).decode("ascii") == ours:
+    named, ours = named_on_page(site.read(f"{lang}/downloads.html") or b""), sitegen_fingerprint()
+    if named is None or named == ours:
         return None
     return Diagnostic(site.shown(f"{lang}/downloads.html"), None, None, None,
-                      f"the site was built by a sitegen whose source has the fingerprint {named.group(1).decode('ascii')}; "
+                      f"the site was built by a sitegen whose source has the fingerprint {named}; "
                       f"this sitegen's is {ours}: pages may differ for that reason alone (rebuild with the sitegen that "
                       "built the site)", "verify.other-sitegen")

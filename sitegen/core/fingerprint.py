@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent
 SHELL = "find . -type f ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum"
+MARK = "sitegen-source"  # the id of the element a downloads page gives the fingerprint in (downloads.html.j2), which verify reads
 
 
 def tree_fingerprint(folder: Path) -> str:
@@ -33,3 +35,9 @@ def tree_fingerprint(folder: Path) -> str:
 def sitegen_fingerprint() -> str:
     """The fingerprint of this sitegen's own package: what a site it builds names, and what `verify` compares with."""
     return tree_fingerprint(PACKAGE)
+
+
+def named_on_page(page: bytes) -> str | None:
+    """The fingerprint a downloads page names, in its element with the id MARK; None when it names none."""
+    found = re.search(rb'<code id="' + MARK.encode("ascii") + rb'">([0-9a-f]{64})</code>', page)
+    return None if found is None else found.group(1).decode("ascii")

@@ -8,7 +8,7 @@ from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from sitegen import __version__
 from sitegen.changelog.changes import Changelog
-from sitegen.core.fingerprint import SHELL
+from sitegen.core.fingerprint import MARK, SHELL
 from sitegen.core.model import InMemoryFile, Records, RunResult, SourceFile
 from sitegen.core.workers import ordered_map
 from sitegen.render.cases import Verdicts, pairs_by_case
@@ -123,7 +123,8 @@ def iter_pages(
                 renderer.page("changelog.html.j2", "changelog.html", {**common, "content": content}),
                 renderer.page("downloads.html.j2", "downloads.html", {**common, "content": content, "provenance": provenance,
                                                                       "sitegen_version": __version__,
-                                                                      "source_fingerprint": source_fingerprint, "source_shell": SHELL}),
+                                                                      "source_fingerprint": source_fingerprint, "source_shell": SHELL,
+                                                                      "fingerprint_mark": MARK}),
                 renderer.page("accessibility.html.j2", "accessibility.html", {**common, "content": content})]
 
     pairs = pairs_by_case(records)
