@@ -186,8 +186,9 @@ def verdict_source(records: m.Records):
     at_hand: list[str | None] = [None]
 
     def verdict(answer: m.Answer, stage: str, rerun: bool = False) -> m.StageVerdict:
-        if answer.case_version != at_hand[0]:
+        if answer.case_version != at_hand[0]:  # pages take case versions one at a time: keep nothing of the one before
             judged.clear()
+            contexts.clear()
             at_hand[0] = answer.case_version
         engine = answer.rerun if rerun else answer.answer
         version = runs[answer.run].scorer_version
