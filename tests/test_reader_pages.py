@@ -295,12 +295,14 @@ def test_a_contact_given_as_an_https_address_is_linked(tmp_path, monkeypatch):
     assert '<a href="https://example.org/a11y">https://example.org/a11y</a>' in html
 
 
-def test_a_contact_that_is_neither_an_address_nor_a_url_is_refused_at_its_place(tmp_path, monkeypatch, capsys):
-    records = copy_records(tmp_path, accessibility_contact="javascript:alert(1)")
+@pytest.mark.parametrize("field", ["accessibility_contact", "sitegen_source"])
+def test_an_address_of_the_wrong_form_is_refused_at_its_place(tmp_path, monkeypatch, capsys, field):
+    """A contact that is neither an e-mail address nor an https URL, and a sitegen_source that is not an https URL."""
+    records = copy_records(tmp_path, **{field: "javascript:alert(1)"})
     assert build(records, tmp_path / "site", monkeypatch) == 2
     err = capsys.readouterr().err
     # refused for its form, not as an unknown field
-    assert re.search(r'sitegen\.json:\d+:\d+: /accessibility_contact: error: "javascript:alert\(1\)" does not have the expected form.*\[record\.value\]', err), err
+    assert re.search(rf'sitegen\.json:\d+:\d+: /{field}: error: "javascript:alert\(1\)" does not have the expected form.*\[record\.value\]', err), err
     assert not (tmp_path / "site").exists()
 
 
@@ -321,14 +323,6 @@ def test_the_downloads_page_links_where_to_get_sitegen_or_says_it_names_no_addre
         html = main_of((tmp_path / "site" / lang / "downloads.html").read_text(encoding="utf-8"))
         assert words in text_of(html) and source not in html
         assert f'<a href="{config["source_repository"]}">' in html[html.index('id="verify-all-heading"'):]
-
-
-def test_a_sitegen_source_that_is_not_an_https_address_is_refused_at_its_place(tmp_path, monkeypatch, capsys):
-    records = copy_records(tmp_path, sitegen_source="javascript:alert(1)")
-    assert build(records, tmp_path / "site", monkeypatch) == 2
-    err = capsys.readouterr().err
-    assert re.search(r'sitegen\.json:\d+:\d+: /sitegen_source: error: "javascript:alert\(1\)" does not have the expected form.*\[record\.value\]', err), err
-    assert not (tmp_path / "site").exists()
 
 
 # --- setting up ---------------------------------------------------------------------------------------

@@ -173,33 +173,28 @@ assert m.CaseResult._fields == ("case_version", "repetition", "state", "measures
 
 
 def verdict_source(records: m.Records):
-    """How findings fared, per answer and stage, computed on demand with each case version prepared once.
+    """How findings fared, per answer and stage, computed on demand with the case version at hand prepared once.
 
     The verdicts of the case version at hand are kept by the engine answer's value (with the stage and scorer
     version): judging is a function of the case, the findings and the matching method alone, so an engine that
     repeats itself is judged once, and the kept verdict is the one judging again would give. Equal answers come back
     from the spool as the very same object, so a kept one is found by identity before its fields are compared.
     """
-    contexts: dict[str, CaseContext] = {}
     runs = {r.id: r for r in records.runs}
     judged: dict[tuple[m.EngineAnswer, str, int], m.StageVerdict] = {}  # only the case version at hand
-    at_hand: list[str | None] = [None]
+    at_hand: list = [None, None]  # the case version at hand and its CaseContext
 
     def verdict(answer: m.Answer, stage: str, rerun: bool = False) -> m.StageVerdict:
         if answer.case_version != at_hand[0]:  # pages take case versions one at a time: keep nothing of the one before
             judged.clear()
-            contexts.clear()
-            at_hand[0] = answer.case_version
+            at_hand[:] = [answer.case_version, CaseContext(records.case_versions[answer.case_version])]
         engine = answer.rerun if rerun else answer.answer
         version = runs[answer.run].scorer_version
         key = (engine, stage, version)
         kept = judged.get(key)
         if kept is not None:
             return kept
-        ctx = contexts.get(answer.case_version)
-        if ctx is None:
-            ctx = contexts[answer.case_version] = CaseContext(records.case_versions[answer.case_version])
-        found = judged[key] = judge_stage(ctx, engine.stage_findings(stage), method_for(version))
+        found = judged[key] = judge_stage(at_hand[1], engine.stage_findings(stage), method_for(version))
         return found
 
     return verdict
