@@ -11,9 +11,6 @@ from pathlib import Path
 from typing import Sequence
 
 from sitegen import __version__
-from sitegen.audit.checklist import verify_publication
-from sitegen.build import build_site, load_phase
-from sitegen.checks import run_checks
 from sitegen.core.collector import collector_paused
 from sitegen.core.errors import SitegenError, UnreadableError, UsageError
 from sitegen.core.fingerprint import sitegen_fingerprint
@@ -23,10 +20,9 @@ from sitegen.load.schemabasics import is_calendar_date
 from sitegen.load.setups import fingerprint_line, setup_fingerprints
 from sitegen.score.comparison import compare_runs, format_comparison
 from sitegen.score.explanation import explain_case
+from sitegen.loading import load_phase
 from sitegen.score.release import decide_release, format_release, parse_release_input
 from sitegen.score.verify import score_into_record
-from sitegen.sealing import seal_publication
-from sitegen.serving import serve
 
 DEFAULT_RECORDS = "records"
 DEFAULT_OUT = "site"
@@ -258,7 +254,7 @@ def main_entry() -> None:
     sys.exit(main())
 
 
-# --- handlers ------------------------------------------------------------------
+# --- handlers (build, check, seal, serve and verify import the renderer when they run; the others never pay for it) ---
 
 
 def _load(args, *, jobs: int = 1):
@@ -273,6 +269,7 @@ def _signing_key(args) -> Path | None:
 
 
 def _build(args) -> int:
+    from sitegen.build import build_site
     progress = None if args.quiet else _Progress(verbose=args.verbose)
     summary = build_site(Path(args.records), Path(args.out), jobs=args.jobs, progress=progress, signing_key=_signing_key(args),
                          cache=Path(args.cache) if args.cache is not None else None, detail_runs=args.detail_runs)
@@ -349,6 +346,7 @@ def _compare(args) -> int:
 
 
 def _check(args) -> int:
+    from sitegen.checks import run_checks
     outcome = run_checks(Path(args.records))
     for line in outcome.lines:
         print(line)
@@ -356,6 +354,7 @@ def _check(args) -> int:
 
 
 def _seal(args) -> int:
+    from sitegen.sealing import seal_publication
     date = args.date or datetime.date.today().isoformat()
     if not is_calendar_date(date):
         raise UsageError(f'--date: "{date}" is not an ISO date (YYYY-MM-DD)')
@@ -374,11 +373,13 @@ def _entry_new(args) -> int:
 
 
 def _serve(args) -> int:
+    from sitegen.serving import serve
     serve(Path(args.records), Path(args.out), port=args.port, log=lambda line: print(line, file=sys.stderr))
     return 0
 
 
 def _verify(args) -> int:
+    from sitegen.audit.checklist import verify_publication
     if args.detail_runs is not None and not args.pages:
         raise UsageError("verify: --detail-runs says how to rebuild the pages: use it with --pages")
     try:

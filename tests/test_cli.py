@@ -452,3 +452,45 @@ def test_a_mistyped_run_or_case_is_refused_with_the_close_name(argv, wrong, righ
     code = main([*argv, "--records", str(records)])
     err = capsys.readouterr().err
     assert code == 2 and f'"{wrong}" (did you mean "{right}"?)' in err and "Traceback" not in err
+
+
+# what only rendering needs: a command that does not render must not load it (the command line imports a rendering
+# command's phases when that command runs, so `sitegen score` starts in about half the time)
+RENDERING = ("jinja2", "markdown", "babel", "sitegen.build", "sitegen.render", "sitegen.publish", "sitegen.changelog")
+
+
+def _modules_loaded_by(*argv: str) -> tuple[int, set[str]]:
+    """Run one command in a fresh interpreter, as `sitegen` does, and say which modules it had loaded when it ended."""
+    script = ("import sys; from sitegen.cli import main; code = main(sys.argv[1:]); "
+              "print('\\n'.join(sorted(sys.modules)), file=sys.stderr); sys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, cwd=REPO, timeout=120)
+    return done.returncode, set(done.stderr.splitlines())
+
+
+def _rendering(modules: set[str]) -> list[str]:
+    return sorted(name for name in modules if any(name == r or name.startswith(r + ".") for r in RENDERING))
+
+
+@pytest.mark.parametrize("argv", [
+    ["score", "--all", "--records", "RECORDS"],
+    ["explain", "--records", "RECORDS", "r1", "leak-unchecked"],
+    ["compare", "--records", "RECORDS", "r2", "r3"],
+    ["fingerprint", "--records", "RECORDS"],
+    ["--version"],
+], ids=lambda argv: argv[0])
+def test_a_command_that_does_not_render_never_loads_the_renderer(tmp_path, argv):
+    records = tmp_path / "records"
+    shutil.copytree(SMALL, records)
+    code, modules = _modules_loaded_by(*[str(records) if a == "RECORDS" else a for a in argv])
+    assert code in (0, 1), f"the command itself failed ({code})"
+    assert "sitegen.cli" in modules and "sitegen.loading" in modules or argv == ["--version"]
+    assert not _rendering(modules), f"sitegen {argv[0]} loaded what only rendering needs: {_rendering(modules)}"
+
+
+def test_a_command_that_renders_loads_the_renderer(tmp_path):
+    """The other side, so the test above can tell: `sitegen check` builds the site, and so loads the renderer."""
+    records = tmp_path / "records"
+    shutil.copytree(SMALL, records)
+    code, modules = _modules_loaded_by("check", "--records", str(records))
+    assert code in (0, 1)
+    assert {"jinja2", "sitegen.build", "sitegen.render.pages"} <= modules

@@ -13,7 +13,7 @@ from sitegen.audit.pages import compare_pages, other_sitegen
 from sitegen.audit.publication import Publication, read_publication
 from sitegen.audit.rescore import run_differences
 from sitegen.audit.source import TIMEOUT, locate, unreadable
-from sitegen.build import load_phase, recorded_phase
+from sitegen.loading import load_phase, recorded_phase
 from sitegen.core import model as m
 from sitegen.core.collector import collector_paused
 from sitegen.core.errors import Diagnostic, DiagnosticsError
