@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sitegen.core import model as m
-from sitegen.score.assignment import _edges_and_assignment
+from sitegen.score.assignment import _contenders, _edges_and_assignment
 from sitegen.score.matching import METHODS, CaseContext, FindingFacts, _RANK, _assign, judge_stage
 from sitegen.score.scoring import score_run
 
@@ -122,6 +122,24 @@ EDGE = st.tuples(st.integers(0, 3), st.sampled_from([m.EXACT, m.CONTAINED, m.LOC
 def test_the_assignment_is_the_one_the_exhaustive_search_ranks_first(rows):
     edges = {fi: tuple(sorted(row)) for fi, row in enumerate(rows) if row}
     assert _assign(edges) == exhaustive(edges)
+
+
+@given(st.lists(st.lists(EDGE, min_size=1, max_size=3, unique_by=lambda e: e[0]), min_size=1, max_size=3),
+       st.lists(st.integers(0, 2), min_size=2, max_size=7))
+def test_an_engine_repeating_findings_gets_the_assignment_the_exhaustive_search_ranks_first(kinds, order):
+    # findings with the same edges, repeated more often than there are expected findings to take, in any order: only the
+    # first of each kind can hold one, so the search ranks the first few and leaves the rest as the duplicates they are
+    edges = {fi: tuple(sorted(kinds[pick % len(kinds)])) for fi, pick in enumerate(order)}
+    assert _assign(edges) == exhaustive(edges)
+
+
+def test_of_findings_with_the_same_edges_only_as_many_as_there_are_expected_findings_contend():
+    row = ((0, m.CONTAINED), (1, m.CONTAINED))
+    other = ((0, m.EXACT), (1, m.CONTAINED))
+    edges = {fi: row for fi in range(40_000)}
+    edges[40_000] = other
+    assert _contenders(sorted(edges), edges, 2) == [0, 1, 40_000]
+    assert _assign(edges) == {40_000: (0, m.EXACT), 0: (1, m.CONTAINED)}
 
 
 @given(st.lists(st.lists(EDGE, max_size=4, unique_by=lambda e: e[0]), min_size=1, max_size=6))

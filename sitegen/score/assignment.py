@@ -93,6 +93,26 @@ def _best_assignment(members: list[int], edges) -> dict[int, tuple[int, str]]:
     return _ranked_assignment(members, edges)
 
 
+def _contenders(members: list[int], edges, k: int) -> list[int]:
+    """The findings that can hold an expected finding in the best assignment: of those with the same edges (the same
+    expected findings, by the same evidence), only the first k, in answer order.
+
+    Were a later one to hold an expected finding while an earlier one with the same edges held none, handing it to the
+    earlier one would keep the matches and the exact ones and rank better by order; so those holding one are the first
+    of their kind, and no more than k expected findings can be held. An engine repeating one finding ten thousand times
+    is ranked as one repeating it k times, not by costs as long as the repetitions.
+    """
+    seen: dict[tuple, int] = {}
+    kept = []
+    for fi in members:
+        row = edges[fi]
+        count = seen.get(row, 0)
+        if count < k:
+            seen[row] = count + 1
+            kept.append(fi)
+    return kept
+
+
 def _ranked_assignment(members: list[int], edges) -> dict[int, tuple[int, str]]:
     """The METHOD.md order as one minimum-cost assignment, found by successive shortest augmenting paths: polynomial in size.
 
@@ -103,6 +123,7 @@ def _ranked_assignment(members: list[int], edges) -> dict[int, tuple[int, str]]:
     the cheapest is unique and no tie-break is left to the search.
     """
     targets = sorted({ei for fi in members for ei, _ in edges[fi]})
+    members = _contenders(members, edges, len(targets))
     k, n = len(targets), len(members)
     base = k + 1
     exact_weight = base ** n  # above any sum of order digits
