@@ -223,3 +223,42 @@ def test_a_case_runs_counts_wrap_between_words_on_a_phone(tab, built_site, site_
         found = tab.evaluate(_BROKEN_WORDS, "table.counts")
         assert found["scrollWidth"] <= width, f"{path}: scrollWidth {found['scrollWidth']} at {width} px"
         assert not found["problems"], f"{path} at {width} px:\n" + "\n".join(found["problems"])
+
+
+# Each word of every column heading the page shows, against the boxes the browser drew it in (the headings a stacked
+# table takes out of sight on a phone, each cell saying its own, are left out): a word drawn on two lines was broken inside it. A run's id may break after
+# one of its hyphens, as any hyphenated word may, so the parts between hyphens are what must stay whole.
+_BROKEN_HEADINGS = """() => {
+    const problems = [];
+    for (const th of document.querySelectorAll('thead th')) {
+        if (getComputedStyle(th.closest('thead')).position === 'absolute') continue;  // a stacked table's, out of sight
+        const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const word of node.data.matchAll(/[^\\s-]+/g)) {
+                const range = document.createRange();
+                range.setStart(node, word.index);
+                range.setEnd(node, word.index + word[0].length);
+                const tops = Array.from(range.getClientRects()).filter(r => r.width > 0).map(r => r.top);
+                if (Math.max(...tops) - Math.min(...tops) > 1)
+                    problems.push(`"${word[0]}" in a heading of "${th.closest('table').querySelector('caption')?.textContent ?? ''}" is broken over lines`);
+            }
+        }
+    }
+    return problems.slice(0, 12);
+}"""
+
+
+@pytest.mark.parametrize("lang", ["sv", "en"])
+def test_no_column_heading_is_broken_inside_a_word_on_a_phone(tab, built_site, site_url, lang):
+    """At 360 px a column's heading keeps its words whole ("Fynd" beside two long quotes was drawn as "Fyn" over "d"):
+    every page whose tables show their headings on a phone (a stacked table hides them, each cell saying its own)."""
+    pages = []
+    for path in sorted((built_site / lang).rglob("*.html")):
+        html = path.read_text(encoding="utf-8")
+        if any("stack" not in table for table in re.findall(r"<table[^>]*>(?=(?:(?!</table>).)*<thead)", html, re.S)):
+            pages.append(path.relative_to(built_site).as_posix())
+    assert any("/cases/" in p and not p.endswith("index.html") for p in pages), "a case-run page with quote corrections"
+    for path in pages:
+        _open(tab, site_url + path, width=360, media="screen")
+        problems = tab.evaluate(_BROKEN_HEADINGS)
+        assert not problems, f"{path} at 360 px:\n" + "\n".join(problems)
