@@ -21,6 +21,7 @@ from sitegen.load.answercache import CheckedAnswers
 from sitegen.load.publications import read_publications
 from sitegen.load.schema import schema_files
 from sitegen.load.spool import ResultSpool
+from sitegen.loading import load_phase, recorded_phase
 from sitegen.publish.downloads import CleanFiles, Download, collect_downloads, collect_metadata
 from sitegen.publish.exportcache import CaseRowsKept
 from sitegen.publish.exportcontext import ExportContext
@@ -38,7 +39,6 @@ from sitegen.render.pages import iter_pages
 from sitegen.score.comparison import Comparison
 from sitegen.score.compared import ComparedRuns
 from sitegen.score.scoring import verdict_source
-from sitegen.loading import load_phase, recorded_phase
 from sitegen.score.recordcache import RecordEntries
 from sitegen.score.verified import VerifiedRuns
 from sitegen.score.verify import Verified, verify_published

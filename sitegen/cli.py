@@ -18,9 +18,9 @@ from sitegen.core.termination import Terminated, terminated_raises
 from sitegen.load.entries import create_entry
 from sitegen.load.schemabasics import is_calendar_date
 from sitegen.load.setups import fingerprint_line, setup_fingerprints
+from sitegen.loading import load_phase
 from sitegen.score.comparison import compare_runs, format_comparison
 from sitegen.score.explanation import explain_case
-from sitegen.loading import load_phase
 from sitegen.score.release import decide_release, format_release, parse_release_input
 from sitegen.score.verify import score_into_record
 

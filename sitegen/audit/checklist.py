@@ -13,7 +13,6 @@ from sitegen.audit.pages import compare_pages, other_sitegen
 from sitegen.audit.publication import Publication, read_publication
 from sitegen.audit.rescore import run_differences
 from sitegen.audit.source import TIMEOUT, locate, unreadable
-from sitegen.loading import load_phase, recorded_phase
 from sitegen.core import model as m
 from sitegen.core.collector import collector_paused
 from sitegen.core.errors import Diagnostic, DiagnosticsError
@@ -23,6 +22,7 @@ from sitegen.load.records import RESULTS_FILE
 from sitegen.load.publications import ALLOWED_SIGNERS, LOG
 from sitegen.load.publications import FOLDER as PUBLICATIONS
 from sitegen.load.schema import schema_files
+from sitegen.loading import load_phase, recorded_phase
 from sitegen.publish.chain import check_log_chain, check_log_results, parse_log, result_digest, stored_name
 from sitegen.publish.signing import SIGNATURE, check_signature
 from sitegen.publish.site import DOWNLOADS, MARKER, SUMS
