@@ -12,11 +12,13 @@ from sitegen.load.entries import (
     CATEGORIES,
     PLACEHOLDER_SENTENCE,
     PLACEHOLDER_SOURCE,
+    TEXT_LIMIT,
     EntryExistsError,
     create_entry,
     load_entries,
     parse_entry,
 )
+from sitegen.cli import main
 from sitegen.core.errors import EntryError, RecordsError, SitegenError
 from sitegen.core.model import Entry
 
@@ -141,6 +143,27 @@ def test_each_header_error_has_its_exact_diagnostic(name):
 
 def test_every_invalid_fixture_is_covered():
     assert sorted(p.name for p in (DATA / "invalid").iterdir()) == sorted(FIXTURES)
+
+
+def test_an_entry_of_a_sentence_or_two_is_read_and_one_longer_than_the_limit_is_refused_at_its_text():
+    header = f"date: 2026-08-20\ncategory: test-cases\nsource: {SOURCE}\n---\n\n"
+    assert parse_entry("e.md", header + "x" * TEXT_LIMIT + "\n").body == "x" * TEXT_LIMIT + "\n"
+    assert problems("e.md", header + "x" * (TEXT_LIMIT + 1) + "\n") == [
+        (6, None, "entry.too-long", "the entry's text has 2,001 characters, more than the 2,000 an entry may have: say in a "
+                                    "sentence or two what changed, and link a longer account as its source")]
+
+
+def test_an_entry_made_to_stall_the_markdown_parser_is_refused_before_it_is_rendered(tmp_path, capsys):
+    # an open "[" makes Markdown scan to the paragraph's end, so 50,000 of them took minutes to render: the entry is
+    # refused at its file and line, exit 2, nothing written
+    records = tmp_path / "records"
+    shutil.copytree(Path(__file__).parent.parent / "records", records)
+    stall = records / "changelog" / "2026-08-21-brackets.md"
+    stall.write_text(f"date: 2026-08-21\ncategory: test-cases\nsource: {SOURCE}\n---\n" + "[" * 50_000 + "\n", encoding="utf-8")
+    assert main(["build", "--records", str(records), "--out", str(tmp_path / "site"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{stall}:5: error: the entry's text has 50,000 characters" in err and "[entry.too-long]" in err
+    assert "Traceback" not in err and not (tmp_path / "site").exists()
 
 
 def test_diagnostic_formats_with_file_and_line():

@@ -26,6 +26,10 @@ CATEGORIES = (
 FIELDS = ("date", "category", "explains", "source")
 REQUIRED_FIELDS = ("date", "category", "source")
 SEPARATOR = "---"
+# An entry says in a sentence or two what changed; a longer account belongs where its source links. The bound also keeps
+# Markdown's inline parsing, which takes time growing with the square of a paragraph's brackets (an open "[" scans to
+# the paragraph's end), under about half a second for any entry, however its text is made.
+TEXT_LIMIT = 2000
 
 # What `create_entry` writes for the maintainer to replace; the changelog refuses to publish either.
 PLACEHOLDER_SENTENCE = (
@@ -167,6 +171,10 @@ def parse_entry(path: str, text: str) -> Entry:
         body = "\n".join(lines[end + 1:]).strip()
         if not body:
             problem(end + 1, None, f'the entry has no text after the "{SEPARATOR}" line', "entry.empty-body")
+        elif len(body) > TEXT_LIMIT:
+            first = next(number for number in range(end + 2, len(lines) + 1) if lines[number - 1].strip())
+            problem(first, None, f"the entry's text has {len(body):,} characters, more than the {TEXT_LIMIT:,} an entry may "
+                    "have: say in a sentence or two what changed, and link a longer account as its source", "entry.too-long")
     else:
         body = ""
 
