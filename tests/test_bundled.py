@@ -196,7 +196,12 @@ def test_scoring_a_run_that_does_not_reproduce_its_record_writes_nothing_and_pla
     first = err.splitlines()[0]
     assert re.match(rf"{re.escape(str(root / 'results.json'))}:\d+:\d+: /runs/{index}/measures/{measure}/passed: error: "
                     r"scoring run 2026-09-16-release again does not reproduce", first), first
-    assert "[results.stale]" in err and "--- recorded 2026-09-16-release" in err  # the difference is shown
+    assert first.endswith("[results.stale]")
+    # the difference under it, a line of it per line: the entry's lines around the count, with their line numbers in it
+    shown = err.rstrip("\n").splitlines()[1:]
+    assert shown[:2] == ["    --- recorded 2026-09-16-release", "    +++ fresh 2026-09-16-release"], shown[:3]
+    assert any(line.startswith("    -") and '"passed"' in line for line in shown[2:])
+    assert any(line.startswith("    +") and '"passed"' in line for line in shown[2:]) and "\\u000a" not in err
     assert (root / "results.json").read_bytes() == before
 
 
@@ -239,6 +244,9 @@ def test_score_all_refuses_a_reformatted_but_equal_record_instead_of_rewriting_i
     first = err.splitlines()[0]
     assert re.match(rf"{re.escape(str(root / 'results.json'))}:\d+:\d+: error: results.json holds the recorded results in other "
                     r"bytes than sitegen writes them", first), first
-    assert err.rstrip().endswith("[results.not-canonical]")
-    assert "+++ results.json (as sitegen writes it)" in err, "the difference is shown"
+    assert first.endswith("[results.not-canonical]")
+    # the difference is shown under the diagnostic, a line of it per line, indented so that none reads as a diagnostic
+    shown = err.rstrip("\n").splitlines()[1:]
+    assert shown[:2] == ["    --- results.json (as it is)", "    +++ results.json (as sitegen writes it)"], shown[:3]
+    assert shown[2].startswith("    @@ -") and all(line.startswith("    ") for line in shown) and "\\u000a" not in err
     assert (root / "results.json").read_bytes() == data, "nothing was rewritten"

@@ -18,7 +18,7 @@ from sitegen.core import model as m
 from sitegen.load.records import load_records
 from sitegen.score import entrywriter
 from sitegen.load.spool import ResultSpool
-from sitegen.score.results import (FORMAT, EntryPrint, canonical_json, entry_print, read_results, result_to_json,
+from sitegen.score.results import (FORMAT, EntryPrint, canonical_json, difference_shown, entry_print, read_results, result_to_json,
                                    write_results, writes_as)
 
 RECORDS = Path(__file__).resolve().parent.parent / "records"
@@ -332,3 +332,15 @@ def test_the_results_writer_takes_no_python_step_per_case_or_observation():
     small, large = record(10), record(3000)
     assert write_results(large) == reference_results(large)
     assert python_calls(large) <= python_calls(small) + 5, (python_calls(small), python_calls(large))
+
+
+def test_a_difference_is_shown_from_where_two_texts_part_with_the_line_numbers_of_the_whole():
+    # a record's lines are only compared around where it parts from the other: a few of them, numbered in the whole text
+    old = "".join(f"line {i}\n" for i in range(1, 100_001)).encode()
+    new = old.replace(b"line 70000\n", b"line 70000 changed\n")
+    assert difference_shown(old, new, "as it is", "as written", context=1).splitlines() == [
+        "--- as it is", "+++ as written", "@@ -69999,3 +69999,3 @@", " line 69999", "-line 70000", "+line 70000 changed",
+        " line 70001"]
+    # a text that ends early: the rest of the other is what differs
+    assert difference_shown(b"a\nb\n", b"a\nb\nc\n", "old", "new").splitlines() == [
+        "--- old", "+++ new", "@@ -2 +2,2 @@", " b", "+c"]

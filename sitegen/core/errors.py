@@ -22,6 +22,9 @@ class Diagnostic:
     message: str
     code: str
     severity: str = "error"  # or "note": what a problem elsewhere kept from being checked
+    # what shows the problem (a difference, say), printed under its line with each of its lines indented, so that no
+    # line of it reads as a diagnostic of its own
+    detail: str = ""
 
     def format(self) -> str:
         place = self.path
@@ -31,8 +34,14 @@ class Diagnostic:
                 place += f":{self.column}"
         if self.pointer is not None:
             place += f": {self.pointer or '/'}"
-        line = f"{place}: {self.severity}: {self.message} [{self.code}]"
-        return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", line)  # a key or value from the records may hold them
+        lines = [f"{place}: {self.severity}: {self.message} [{self.code}]"]
+        if self.detail:
+            lines += ["    " + line for line in self.detail.split("\n")]
+        return "\n".join(_UNPRINTABLE.sub(_escaped, line) for line in lines)  # a key or value from the records may hold them
+
+
+def _escaped(match: re.Match) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
 
 
 class SitegenError(Exception):

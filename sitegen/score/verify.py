@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -17,8 +16,8 @@ from sitegen.score.comparison import Comparison, compare_summaries, compatibilit
 from sitegen.score.compared import Compared, ComparedRuns
 from sitegen.score.matching import PreparedCases
 from sitegen.score.reasons import pack_reasons
-from sitegen.score.results import (Difference, EntryPrint, compare_result, entry_print, read_results, results_pieces,
-                                   write_results, writes_as)
+from sitegen.score.results import (Difference, EntryPrint, compare_result, entry_print, not_canonical, read_results,
+                                   results_pieces, write_results, writes_as)
 from sitegen.score.scoring import aggregate_observed, observe_run, score_run
 from sitegen.score.seals import SealChange, case_digests, compare_seal, locate_seal_changes, seal_run
 from sitegen.score.verified import Known, VerifiedRuns
@@ -331,9 +330,9 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
             kept = recorded[run_id]
             difference = compare_result(kept, result)
             if difference is not None:
-                problems.append(at(f"/runs/{index[run_id]}{difference.pointer}",
-                                   f"scoring run {run_id} again does not reproduce its recorded results; nothing was written\n"
-                                   + difference.diff.rstrip("\n"), "results.stale"))
+                problems.append(replace(at(f"/runs/{index[run_id]}{difference.pointer}", f"scoring run {run_id} again does not "
+                                           "reproduce its recorded results; nothing was written", "results.stale"),
+                                        detail=difference.diff))
                 continue
             if kept.seal is not None:
                 changes = compare_seal(kept.seal, sealed_now(run_id))
@@ -356,7 +355,7 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
     # the record must be in the bytes sitegen writes: compared piece by piece, the whole canonical record is made only to
     # say where it differs
     if source is not None and not writes_as(recorded, source.data):
-        problems.append(_reformatted(source.path, source.data, write_results(recorded)))
+        problems.append(not_canonical(source.path, source.data, write_results(recorded)))
     if problems:
         raise PublicationError(problems)
     if source is None or changed:  # else the record's bytes are already those sitegen writes (checked above)
@@ -375,22 +374,6 @@ def _write_record(target: Path, results: ResultSpool) -> None:
         temporary.replace(target)
     finally:
         temporary.unlink(missing_ok=True)
-
-
-def _reformatted(path: str, data: bytes, canonical: bytes) -> Diagnostic:
-    """A results record holding its values in other bytes than sitegen writes (`canonical`) is refused, never silently
-    rewritten or said to reproduce: it is published byte for byte, and its checksum would change. Placed at the first
-    difference."""
-    text, wanted = data.decode("utf-8"), canonical.decode("utf-8")
-    at = next((i for i, (a, b) in enumerate(zip(text, wanted)) if a != b), min(len(text), len(wanted)))
-    line = text.count("\n", 0, at) + 1
-    column = at - (text.rfind("\n", 0, at) + 1) + 1
-    diff = "".join(list(difflib.unified_diff(text.splitlines(keepends=True), wanted.splitlines(keepends=True),
-                                             "results.json (as it is)", "results.json (as sitegen writes it)", n=1))[:40])
-    return Diagnostic(path, line, column, None,
-                      "results.json holds the recorded results in other bytes than sitegen writes them (reformatted or "
-                      "reordered); nothing was written. It is published byte for byte, so restore its bytes (e.g. from "
-                      "version control) instead of rewriting it\n" + diff.rstrip("\n"), "results.not-canonical")
 
 
 def _summary(outcome: str, measures: tuple[m.MeasureResult, ...]) -> str:
