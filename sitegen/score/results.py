@@ -349,11 +349,15 @@ def difference_shown(old: bytes, new: bytes, fromfile: str, tofile: str, *, cont
     before = old.count(b"\n", 0, start)  # lines above the ones compared
     diff = difflib.unified_diff(_lines_from(old, start, context + _SHOWN_LINES), _lines_from(new, start, context + _SHOWN_LINES),
                                 fromfile, tofile, n=context)
-    shift = lambda m: f"@@ -{int(m[1]) + before}{m[2] or ''} +{int(m[3]) + before}{m[4] or ''} @@"  # noqa: E731
-    return "".join(_HUNK.sub(shift, line, count=1) if line.startswith("@@") else line for line in diff).rstrip("\n")
+
+    def numbered(hunk: re.Match) -> str:  # a hunk's line numbers as in the whole texts
+        return f"@@ -{int(hunk[1]) + before}{hunk[2] or ''} +{int(hunk[3]) + before}{hunk[4] or ''} @@"
+
+    return "".join(_HUNK.sub(numbered, line, count=1) if line.startswith("@@") else line for line in diff).rstrip("\n")
 
 
 def _lines_from(data: bytes, start: int, count: int) -> list[str]:
+    """Up to `count` lines of a text from the offset `start`, a line's start."""
     end = start
     for _ in range(count):
         found = data.find(b"\n", end)
