@@ -13,6 +13,7 @@ from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic
 from sitegen.core.fingerprint import named_on_page, sitegen_fingerprint
 from sitegen.publish.site import DOWNLOADS, MARKER, SUMS, sha256sums
+from sitegen.score.results import first_byte_apart
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def _site_files(pages, published, extra) -> Iterator[tuple[str, bytes | Compared
 
 def _first_difference(a: bytes, b: bytes) -> tuple[int, int]:
     """Line and column (in bytes, from 1) of the first byte where `a` differs from `b`."""
-    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    at = first_byte_apart(a, b)
     return a.count(b"\n", 0, at) + 1, at - (a.rfind(b"\n", 0, at) + 1) + 1
 
 

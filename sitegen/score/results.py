@@ -325,7 +325,7 @@ def not_canonical(path: str, data: bytes, canonical: bytes) -> Diagnostic:
     """A results record holding its values in other bytes than sitegen writes (`canonical`) is refused, never silently
     rewritten or said to reproduce: it is published byte for byte, and its checksum would change. Placed at the first
     difference, which is shown under it."""
-    at = _first_byte_apart(data, canonical)
+    at = first_byte_apart(data, canonical)
     line_start = data.rfind(b"\n", 0, at) + 1
     return Diagnostic(path, data.count(b"\n", 0, at) + 1, len(data[line_start:at].decode("utf-8", "replace")) + 1, None,
                       "results.json holds the recorded results in other bytes than sitegen writes them (reformatted or "
@@ -342,7 +342,7 @@ def difference_shown(old: bytes, new: bytes, fromfile: str, tofile: str, *, cont
     """A unified diff of two texts where they first part ways: a few lines of each from there, with their line numbers
     in the whole texts. Only those lines are compared: a whole record diffed line by line takes time and memory
     growing with the square of its lines (a reformatted results record of 1,000 case versions took 15 s)."""
-    at = _first_byte_apart(old, new)
+    at = first_byte_apart(old, new)
     start = old.rfind(b"\n", 0, at) + 1  # the texts are the same up to `at`, so their lines start alike until there
     for _ in range(context):
         start = old.rfind(b"\n", 0, max(start - 1, 0)) + 1 if start else 0
@@ -367,7 +367,7 @@ def _lines_from(data: bytes, start: int, count: int) -> list[str]:
     return data[start:end].decode("utf-8", "replace").splitlines(True)
 
 
-def _first_byte_apart(a: bytes, b: bytes, step: int = 1 << 16) -> int:
+def first_byte_apart(a: bytes, b: bytes, step: int = 1 << 16) -> int:
     """The offset of the first byte where two texts differ (or the shorter one's length), compared a block at a time."""
     for block in range(0, min(len(a), len(b)), step):
         x, y = a[block:block + step], b[block:block + step]
