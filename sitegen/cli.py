@@ -14,6 +14,7 @@ from sitegen import __version__
 from sitegen.core.collector import collector_paused
 from sitegen.core.errors import SitegenError, UnreadableError, UsageError
 from sitegen.core.fingerprint import sitegen_fingerprint
+from sitegen.core.memory import give_back_large_buffers
 from sitegen.core.termination import Terminated, terminated_raises
 from sitegen.load.entries import create_entry
 from sitegen.load.schemabasics import is_calendar_date
@@ -251,6 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def main_entry() -> None:
+    give_back_large_buffers()  # the process's memory policy (core/memory.py): its own, so set here, once
     sys.exit(main())
 
 
@@ -283,8 +285,7 @@ class _Progress:
     """Stage lines on a terminal (or always with --verbose); silent in pipes unless asked."""
 
     def __init__(self, *, verbose: bool):
-        self.verbose = verbose
-        self.tty = sys.stderr.isatty()
+        self.verbose, self.tty = verbose, sys.stderr.isatty()
 
     def __call__(self, phase: str, detail: str = "") -> None:
         if self.verbose or self.tty:
@@ -366,9 +367,8 @@ def _seal(args) -> int:
 
 def _entry_new(args) -> int:
     date = args.date or datetime.date.today().isoformat()
-    path = create_entry(Path(args.records) / "changelog", category=args.category, explains=args.explains, date=date,
-                        source=args.source, slug=args.slug)
-    print(path)
+    print(create_entry(Path(args.records) / "changelog", category=args.category, explains=args.explains, date=date,
+                       source=args.source, slug=args.slug))  # the new entry's path
     return 0
 
 

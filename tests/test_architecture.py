@@ -18,6 +18,7 @@ RANK = {phase: rank for rank, phase in enumerate(PHASES)}
 LINE_LIMIT = 400
 GC_POLICY = "sitegen.core.collector"  # the one module that touches the cycle collector
 WORKERS = "sitegen.core.workers"  # the one module that starts processes
+MEMORY_POLICY = "sitegen.core.memory"  # the one module that tunes the C allocator
 
 
 def module_name(path: Path) -> str:
@@ -184,6 +185,14 @@ POLICY_USERS = {"sitegen.build", "sitegen.loading", "sitegen.checks", "sitegen.c
 def test_library_functions_leave_the_collector_to_their_caller(module):
     uses = [f"{where(module, line)}: {name}" for name, line in imported(module) if name == GC_POLICY]
     assert not uses, "only the assembly (build, check, the command line) decides the collector's policy:\n" + "\n".join(uses)
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m != MEMORY_POLICY))
+def test_only_the_memory_policy_tunes_the_allocator(module):
+    tree = tree_of(module)
+    offending = [where(module, node.lineno) for node in ast.walk(tree)
+                 if isinstance(node, ast.Attribute) and node.attr in ("mallopt", "malloc_trim")]
+    assert not offending, "the process's memory policy is sitegen/core/memory.py's alone:\n" + "\n".join(offending)
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m != WORKERS))

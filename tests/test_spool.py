@@ -183,3 +183,82 @@ def test_packing_takes_no_python_step_per_finding():
     back = spool[("run", "cv-3", 1)]
     assert [f.id for f in back.answer.reviewers[0].findings] == [f"f{30 + i}" for i in range(8)]
     assert back.answer.report[1] is back.answer.reviewers[0].findings[1]
+
+
+def test_a_released_run_is_let_go_and_comes_back_equal(records):
+    """spool.release: a pass done with a run keeps nothing of it unpacked; reading it again unpacks it afresh, equal."""
+    run = records.published_runs[0].id
+    key = next(k for k in records.answers if k[0] == run)
+    answers = AnswerSpool(keep=2)
+    answers.add(records.answers.values())
+    first = answers[key]
+    assert answers[key] is first, "while unpacked, the same object"
+    spool.release(answers, run)
+    assert run not in answers._unpacked.runs
+    again = answers[key]
+    assert again == first and again is not first
+    results = read_results(write_results({}))  # an empty record has no run: release of an unknown run does nothing
+    spool.release(results, run)
+    plain = {key: first}
+    spool.release(plain, run)  # a plain mapping keeps nothing unpacked, so there is nothing to let go
+    assert plain == {key: first}
+
+
+def test_a_scoring_pass_keeps_no_run_unpacked_once_done():
+    """Each run scored is let go at once: a process scoring run after run holds one run unpacked, not the last two."""
+    from sitegen.loading import load_phase, recorded_phase
+    from sitegen.score.verify import verify_published
+
+    loaded = load_phase(RECORDS)
+    recorded = recorded_phase(loaded, RECORDS)
+    assert len(loaded.published_runs) >= 3
+    verify_published(loaded, recorded, jobs=1)
+    assert list(loaded.answers._unpacked.runs) == []
+    assert list(recorded._unpacked.runs) == []
+
+
+def test_the_checks_hand_the_pages_no_run_unpacked():
+    """The exports read every run's results; once the checks are done the pages unpack each run as they come to it, so the
+    process that forks the rendering workers holds none."""
+    from sitegen.build import check_records
+
+    checked = check_records(RECORDS)
+    assert list(checked.records.answers._unpacked.runs) == []
+    assert list(checked.results._unpacked.runs) == []
+
+
+def test_rendering_keeps_only_the_run_at_hand_unpacked():
+    """Pages come run by run, so a process turning to the next run lets the one before go: one run unpacked, not two."""
+    from sitegen.build import check_records, render_site
+
+    checked = check_records(RECORDS)
+    pages, _, _ = render_site(checked)
+    rendered = set()
+    for page in pages:
+        parts = page.path.split("/")
+        if parts[1:2] == ["runs"]:
+            rendered.add(parts[2].removesuffix(".html"))
+        assert len(checked.records.answers._unpacked.runs) <= 1
+        assert len(checked.results._unpacked.runs) <= 1
+    assert len(rendered) >= 3, "the pages of several runs were rendered"
+
+
+def test_a_pass_over_the_runs_holds_one_of_them_unpacked():
+    """spool.each_run: each run's result in turn, the one before let go; a run the spool lacks comes as None."""
+    results = read_results((RECORDS / "results.json").read_bytes())
+    runs = list(results)
+    assert len(runs) >= 3
+    seen = []
+    for run, result in spool.each_run(results, runs + ["no-such-run"]):
+        seen.append((run, None if result is None else result.run))
+        assert len(results._unpacked.runs) <= 1
+    assert seen == [(run, run) for run in runs] + [("no-such-run", None)]
+    assert list(results._unpacked.runs) == []
+
+
+def test_the_exports_read_each_run_and_keep_none_unpacked():
+    from sitegen.build import check_records, exports_phase
+
+    checked = check_records(RECORDS)
+    exports_phase(checked.records, checked.results, checked.catalogs, checked.downloads)
+    assert list(checked.results._unpacked.runs) == []

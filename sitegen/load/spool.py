@@ -354,6 +354,21 @@ def _unpack_result(t: tuple) -> m.RunResult:
                        None if seal is None else m.Seal(*seal))
 
 
+def release(spool: Mapping, run: str) -> None:
+    """Drop a run's unpacked copy from a spool (a plain mapping keeps none): a pass that is done with a run, and will not
+    come back to it, keeps nothing of it, so a process scoring run after run holds one run unpacked, not the last few."""
+    if isinstance(spool, (AnswerSpool, ResultSpool)):
+        spool._unpacked.forget(run)
+
+
+def each_run(results: Mapping[str, m.RunResult], runs: Iterable[str]) -> Iterator[tuple[str, m.RunResult | None]]:
+    """Each run's result in turn (None when there is none), each let go once the next is asked for: a pass over the runs
+    holds one of them unpacked."""
+    for run in runs:
+        yield run, results.get(run)
+        release(results, run)
+
+
 def run_answers(answers: Mapping[Key, m.Answer], run: str) -> Mapping[tuple[str, int], m.Answer]:
     """One run's answers by (case version, repetition): the spool's unpacked run at once, or gathered from a plain mapping."""
     if isinstance(answers, AnswerSpool):

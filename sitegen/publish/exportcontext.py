@@ -10,6 +10,7 @@ from typing import Any, Mapping, Sequence
 
 from sitegen.core import model as m
 from sitegen.core.files import InMemoryFile, SourceFile
+from sitegen.load.spool import each_run
 
 Published = Sequence[tuple[str, SourceFile | InMemoryFile]]
 
@@ -28,7 +29,8 @@ class ExportContext:
     def of(cls, records: m.Records, results: Mapping[str, m.RunResult], catalogs: Mapping[str, Any],
            downloads: Published) -> "ExportContext":
         """The context, with every published run's summary taken in one pass over the results (each run unpacked once)."""
-        summaries = {run.id: dataclasses.replace(results[run.id], cases=(), observations=()) for run in records.published_runs}
+        summaries = {run_id: dataclasses.replace(result, cases=(), observations=())
+                     for run_id, result in each_run(results, [run.id for run in records.published_runs])}
         return cls(records, results, catalogs, downloads, MappingProxyType(summaries))
 
     @property

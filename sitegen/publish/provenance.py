@@ -10,6 +10,7 @@ from typing import Mapping
 from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic, PublicationError
 from sitegen.load.publications import ALLOWED_SIGNERS, Publications
+from sitegen.load.spool import each_run
 from sitegen.publish.chain import FOLDER, LOG, LogEntry, check_log_chain, check_log_results, parse_log, result_digest, stored_name
 from sitegen.publish.signing import NAMESPACE, SIGNATURE, principals, sign_sums
 
@@ -76,7 +77,7 @@ def check_provenance(publications: Publications, sums: bytes, results: Mapping[s
         problems.extend(chain)
         if not chain:
             entries = parse_log(publications.log, path=log_path)[0]
-            current = {run_id: result_digest(results[run_id]) for run_id in results}
+            current = {run_id: result_digest(result) for run_id, result in each_run(results, list(results))}
             problems.extend(check_log_results(publications.log, current, path=log_path, results_path=results_path))
     signature = None
     if signing_key is not None:

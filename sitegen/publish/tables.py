@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from sitegen.core import model as m
+from sitegen.load.spool import each_run
 from sitegen.publish.exportcache import CaseRowsKept
 from sitegen.publish.exportcontext import ExportContext, json_bytes
 from sitegen.score.measures.base import N_
@@ -127,8 +128,9 @@ def case_rows(context: ExportContext) -> Iterable[list[object]]:
 
 
 def run_case_rows(context: ExportContext, run: m.Run) -> Iterable[list[object]]:
-    """The case table's rows of one run."""
-    for case in sorted(context.results[run.id].cases, key=lambda c: (c.case_version, c.repetition)):
+    """The case table's rows of one run (its result let go after its last row: the table is made run by run)."""
+    ((_, result),) = each_run(context.results, [run.id])
+    for case in sorted(result.cases, key=lambda c: (c.case_version, c.repetition)):
         counts: list[object] = []
         for measure in MEASURES:
             counted = case.measures.get(measure)

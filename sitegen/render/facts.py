@@ -7,6 +7,7 @@ from typing import Mapping
 
 from sitegen.changelog.changes import ASSESSMENT, SCORER, SETUP, SUITE, Changelog, changed_runs, derived_anchor
 from sitegen.core.model import CRASHED_STATE, Records, Run, RunResult
+from sitegen.load.spool import each_run
 from sitegen.score.comparison import NoComparison, RunDifference, why_not_compared
 from sitegen.score.measures.registry import MEASURES
 
@@ -198,9 +199,8 @@ def run_summaries(results: Mapping[str, RunResult], published: tuple[Run, ...]):
     pages need of every run, small enough to keep, read with each run's results unpacked once."""
     headlines: dict[str, RunResult] = {}
     states: dict[str, Mapping[tuple[str, int], str]] = {}
-    for run in published:
-        result = results.get(run.id)
+    for run_id, result in each_run(results, [run.id for run in published]):  # the pages come back to each run in turn
         if result is not None:
-            headlines[run.id] = headline(result)
-        states[run.id] = {(c.case_version, c.repetition): c.state for c in result.cases} if result is not None else {}
+            headlines[run_id] = headline(result)
+        states[run_id] = {(c.case_version, c.repetition): c.state for c in result.cases} if result is not None else {}
     return headlines, states

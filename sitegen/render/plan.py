@@ -9,6 +9,7 @@ from typing import Any, Callable, Mapping, Sequence
 from sitegen.core.errors import CacheError
 from sitegen.core.files import HeldFile
 from sitegen.core.model import Pair, Records, Run, RunResult
+from sitegen.load.spool import release
 from sitegen.render.cases import Verdicts, collect_case, render_case_page, render_case_runs
 from sitegen.render.environment import Detail, Page, Renderer, case_path
 from sitegen.render.pagecache import PageCache, page_key, run_token, text_key
@@ -60,6 +61,8 @@ class PageJob:
     def _items(self, task: tuple[str, str | None, Sequence]) -> list[Any]:
         """The task's pages, each rendered (a Page) or, when the cache holds it, a _Stored to be taken from there."""
         kind, run_id, items = task
+        if run_id is not None:
+            self._turn_to(run_id)
         if kind == "shared":
             (part,) = items
             return list(self.shared(part))
@@ -102,6 +105,16 @@ class PageJob:
                 self.salt, lang, rest, "case-run", self._case_digest(cv_id), self._run_token(run)), lambda lang=lang: render(lang))
                 for lang in self.languages)
         return pages
+
+    def _turn_to(self, run_id: str) -> None:
+        """Tasks come run by run (page_tasks), so a process that turns to another run is done with the one before: its
+        unpacked answers and results are let go (at 10,000 case versions the two runs each spool would keep came to
+        about 250 MiB in each rendering process)."""
+        before = self._current.get("at hand")
+        if before is not None and before != run_id:
+            release(self.records.answers, before)
+            release(self.results, before)
+        self._current["at hand"] = run_id
 
     def _run_cases(self, run_id: str) -> tuple[Mapping, Mapping]:
         """The run at hand's case results and observations by case version, indexed once per process when a page needs them."""

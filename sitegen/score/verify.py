@@ -11,7 +11,7 @@ from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic, PublicationError, UsageError, did_you_mean
 from sitegen.core.workers import ordered_map
 from sitegen.load.jsonread import parse_json
-from sitegen.load.spool import ResultSpool
+from sitegen.load.spool import ResultSpool, release
 from sitegen.score.comparison import Comparison, compare_summaries, compatibility_key, summarize
 from sitegen.score.compared import Compared, ComparedRuns
 from sitegen.score.matching import PreparedCases
@@ -193,7 +193,18 @@ def _scored(request: PassRequest, runs: list[m.Run], jobs: int) -> Iterator[RunS
 
 
 def _score_one(request: PassRequest, run_id: str) -> RunScored:
-    """One run, observed once: its result (or what checking it found) and, when comparing, the summary."""
+    """One run, observed once: its result (or what checking it found) and, when comparing, the summary; the pass is done
+    with the run after this, so neither its answers nor its recorded result stay unpacked (at 10,000 case versions the
+    two runs the spools would keep came to about 150 MiB in each scoring process)."""
+    try:
+        return _scored_run(request, run_id)
+    finally:
+        release(request.records.answers, run_id)
+        if request.recorded is not None:
+            release(request.recorded, run_id)
+
+
+def _scored_run(request: PassRequest, run_id: str) -> RunScored:
     records = request.records
     run = records.run(run_id)
     if request.compare:
@@ -248,7 +259,9 @@ def _raise_problems(records: m.Records, recorded: Mapping[str, m.RunResult], dif
         if run.id not in recorded:
             problems.append(at(None, f"published run {run.id} has no results; run `sitegen score {run.id}`", "results.missing-run"))
             continue
-        if run.id not in known and recorded[run.id].scorer_version != run.scorer_version:  # known: checked with this entry
+        # a run scored now was comparable (in `differences`) exactly when the record names its scorer version (_examine):
+        # so no recorded result is unpacked only to read its version, unless to say which one it names
+        if run.id not in known and run.id not in differences:
             problems.append(at(f"/runs/{index[run.id]}/scorer_version",
                                f"run {run.id} was scored with scorer v{recorded[run.id].scorer_version}, but runs.json names "
                                f"v{run.scorer_version}", "results.scorer-version"))
