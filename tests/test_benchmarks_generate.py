@@ -358,7 +358,7 @@ def test_bench_score_all_reports_the_command_reproducing_every_run(tmp_path, cap
     assert (records / "results.json").read_bytes() == before
 
 
-def test_peak_memory_sums_the_command_and_the_processes_it_forks(capsys):
+def test_peak_memory_sums_the_command_and_the_processes_it_forks(capsys, tmp_path):
     """benchmarks/peak_memory.py: a parent holding 60 MiB forks a child that makes 60 MiB of its own; the parent's pages
     shared with the child count once, the child's own once more."""
     import peak_memory
@@ -371,8 +371,15 @@ def test_peak_memory_sums_the_command_and_the_processes_it_forks(capsys):
               "    time.sleep(1.5)\n"
               "    os._exit(0)\n"
               "os.waitpid(pid, 0)\n")
-    assert peak_memory.main(["--every", "0.05", "--", sys.executable, "-c", script]) == 0
+    timeline = tmp_path / "timeline.jsonl"
+    assert peak_memory.main(["--every", "0.05", "--timeline", str(timeline), "--", sys.executable, "-c", script]) == 0
     report = json.loads(capsys.readouterr().out)
+    # every sample in the timeline: the peak is one of them, and the child's 60 MiB of its own is private to it
+    samples = [json.loads(line) for line in timeline.read_text().splitlines()]
+    assert max(sample["pss_mib"] for sample in samples) == report["peak_pss_mib"]
+    assert [sample["seconds"] for sample in samples] == sorted(sample["seconds"] for sample in samples)
+    assert any(len(sample["processes"]) == 2 and max(private for _, private in sample["processes"].values()) >= 60
+               for sample in samples), "once forked, the parent's 60 MiB are shared and the child's own are private"
     assert len(report["at_peak"]) == 2, "the command and the process it forked"
     assert 120 <= report["peak_pss_mib"] < 200, "60 MiB shared counted once, 60 MiB of the child's own, the interpreters"
     assert report["peak_rss_sum_mib"] >= report["peak_pss_mib"] + 50, "the shared 60 MiB counted twice by RSS"
