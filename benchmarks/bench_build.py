@@ -41,6 +41,7 @@ from jinja2 import Environment  # noqa: E402
 
 import sitegen.render.pages as pages_module  # noqa: E402
 from sitegen.build import build_site, check_records, render_site  # noqa: E402
+from sitegen.core.memory import give_back_large_buffers  # noqa: E402
 from sitegen.publish.site import PageWriter  # noqa: E402
 
 FLOOR_TEMPLATE = """<!doctype html>
@@ -277,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--incremental", action="store_true", help="time full, no-change and one-run-added builds with a cache")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
+    give_back_large_buffers()  # builds run in this process: with the memory policy `sitegen` itself sets (cli.main_entry)
     os.environ.setdefault("SOURCE_DATE_EPOCH", "1790000000")
     if args.hugo or args.incremental:
         report = {}

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from sitegen.core import model as m
-from sitegen.load.spool import each_run
+from sitegen.load.spool import release
 from sitegen.publish.exportcache import CaseRowsKept
 from sitegen.publish.exportcontext import ExportContext, json_bytes
 from sitegen.score.measures.base import N_
@@ -128,8 +128,10 @@ def case_rows(context: ExportContext) -> Iterable[list[object]]:
 
 
 def run_case_rows(context: ExportContext, run: m.Run) -> Iterable[list[object]]:
-    """The case table's rows of one run (its result let go after its last row: the table is made run by run)."""
-    ((_, result),) = each_run(context.results, [run.id])
+    """The case table's rows of one run; the table is made run by run, so the run's result is let go at once (the rows
+    below hold it while they are made)."""
+    result = context.results[run.id]
+    release(context.results, run.id)
     for case in sorted(result.cases, key=lambda c: (c.case_version, c.repetition)):
         counts: list[object] = []
         for measure in MEASURES:
