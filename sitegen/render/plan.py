@@ -108,8 +108,8 @@ class PageJob:
 
     def _turn_to(self, run_id: str) -> None:
         """Tasks come run by run (page_tasks), so a process that turns to another run is done with the one before: its
-        unpacked answers and results are let go (at 10,000 case versions the two runs each spool would keep came to
-        about 250 MiB in each rendering process)."""
+        unpacked answers and results are let go, where each spool would keep the last two runs (at 10,000 case versions
+        a rendering process's peak went from about 677 to 627 MiB with this and the checks letting their runs go)."""
         before = self._current.get("at hand")
         if before is not None and before != run_id:
             release(self.records.answers, before)
