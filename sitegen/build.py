@@ -20,7 +20,7 @@ from sitegen.core.workers import in_background
 from sitegen.load.answercache import CheckedAnswers
 from sitegen.load.publications import read_publications
 from sitegen.load.schema import schema_files
-from sitegen.load.spool import ResultSpool, release
+from sitegen.load.spool import ResultSpool
 from sitegen.loading import load_phase, recorded_phase
 from sitegen.publish.downloads import CleanFiles, Download, collect_downloads, collect_metadata
 from sitegen.publish.exportcache import CaseRowsKept
@@ -220,9 +220,6 @@ def check_records(records_dir: Path, *, progress: Progress | None = None, jobs: 
             verified_now()  # verifying's problems come first, as when it ran before the rest
             raise
         verified = verified_now()
-    for run in records.runs:  # the checks are done with every run: the pages unpack each again as they come to it, one at a time
-        release(records.answers, run.id)
-        release(recorded, run.id)
     return Checked(records, recorded, downloads, changelog, catalogs, build_date(records), verified.comparisons, provenance,
                    exports, verified.reasons)
 
