@@ -580,7 +580,8 @@ def test_a_corrupt_or_foreign_verification_cache_is_ignored(workspace, monkeypat
         elif damage == "edited":
             entry.write_bytes(blob[:-9] + b"x" + blob[-8:])
         else:
-            reasons = zlib.compress(pickle.dumps({"evil": os.getcwd}), 1)
+            # a well-formed packing (reasons.pack_reasons) whose one group names a foreign global
+            reasons = marshal.dumps((("a",), {("GROUNDING", 0): zlib.compress(pickle.dumps({"evil": os.getcwd}), 1)}), 4)
             data = marshal.dumps(({"GROUNDING": ({("a", "1", "report", "x"): "failed"}, (0, 1))}, reasons)
                                  if damage == "foreign pickle" else ({"GROUNDING": ["not", "a", "summary"]}, None), 4)
             entry.write_bytes(framed(ENTRY_MAGIC, data))

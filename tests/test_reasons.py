@@ -294,3 +294,69 @@ def test_a_missed_row_of_something_wholly_absent_speaks_of_no_passage(site):
                     assert wrong not in row, (page, row)
                     rows += right in row
     assert rows > 0
+
+
+@pytest.fixture(scope="module")
+def packed_in_chunks_of_one(records):
+    """The verifying pass's packed reasons with a chunk of one case version, so a small suite has many groups."""
+    from sitegen.score import reasons as module
+    from sitegen.score.verify import verify_published
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "REASON_CHUNK", 1)
+        verified = verify_published(records, read_results(records.results_json))
+    return verified.reasons
+
+
+def test_packed_reasons_are_grouped_by_measure_and_case_version_chunk(records, packed_in_chunks_of_one):
+    """Each group holds the reasons of one measure's observations of one chunk of case versions (in sorted order), and
+    all groups together are every reason the run has."""
+    from sitegen.score.reasons import REASON_CHUNK, reason_groups, unpack_reasons
+    import pickle
+    import zlib
+
+    recorded = read_results(records.results_json)
+    assert REASON_CHUNK > 1
+    sizes = []
+    for run_id, packed in packed_in_chunks_of_one.items():
+        starts, blobs = reason_groups(packed)
+        versions = sorted({o.case_version for o in unpack_reasons(packed)})
+        assert list(starts) == versions  # a chunk of one: every case version starts one
+        sizes.append(len(blobs))
+        for (measure, chunk), blob in blobs.items():
+            group = pickle.loads(zlib.decompress(blob))
+            assert group and {(o.measure, o.case_version) for o in group} == {(measure, starts[chunk])}
+        assert set(unpack_reasons(packed)) == set(recorded[run_id].observations)
+    assert max(sizes) > 2
+
+
+def test_a_reason_source_unpacks_only_the_groups_a_page_shows_and_keeps_a_few(records, packed_in_chunks_of_one, monkeypatch):
+    """A case version's page unpacks its own groups, once; a source keeping one group still gives every reason right."""
+    from sitegen.score import reasons as module
+
+    unpacked: list[bytes] = []
+    decompress = module.zlib.decompress
+
+    class CountingZlib:
+        @staticmethod
+        def decompress(blob):
+            unpacked.append(blob)
+            return decompress(blob)
+
+    monkeypatch.setattr(module, "zlib", CountingZlib)
+    recorded = read_results(records.results_json)
+    run_id, packed = max(packed_in_chunks_of_one.items(), key=lambda item: len(module.reason_groups(item[1])[1]))
+    everything = dict(module.unpack_reasons(packed))
+    observations = recorded[run_id].observations
+    cv = observations[0].case_version
+    shown = [o for o in observations if o.case_version == cv]
+    source = module.ReasonSource(records, packed_in_chunks_of_one)
+    unpacked.clear()
+    assert source.reasons(run_id, shown) == {o: everything[o] for o in shown}
+    assert len(unpacked) == len({o.measure for o in shown}) < len(module.reason_groups(packed)[1])
+    source.reasons(run_id, shown)
+    assert len(unpacked) == len({o.measure for o in shown}), "a group is unpacked once while kept"
+    narrow = module.ReasonSource(records, packed_in_chunks_of_one, keep=1)
+    for obs in observations:
+        assert narrow.reasons(run_id, [obs]) == {obs: everything[obs]}
+    assert narrow.reasons(run_id, observations) == everything

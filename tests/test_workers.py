@@ -45,6 +45,53 @@ def test_tasks_are_taken_only_as_results_are_consumed():
     results.close()
 
 
+def _slow_square(offset: int, task: int) -> tuple[int, int, int]:
+    time.sleep(0.01)
+    return _square(offset, task)
+
+
+def test_with_here_the_caller_is_one_of_the_jobs():
+    """`here`: two jobs are this process and one forked worker, both taking tasks; results still in task order."""
+    got = list(ordered_map(_slow_square, range(40), jobs=2, context=7, here=True))
+    assert [g[:2] for g in got] == [(n, n * n + 7) for n in range(40)]
+    pids = {g[2] for g in got}
+    assert os.getpid() in pids and len(pids) == 2
+    alone = list(ordered_map(_square, range(5), jobs=1, context=7, here=True))
+    assert [g[:2] for g in alone] == [(n, n * n + 7) for n in range(5)] and {g[2] for g in alone} == {os.getpid()}
+
+
+def _fail_here(parent: int, task: int) -> int:
+    if task == 3 and os.getpid() == parent:
+        raise ValueError("task 3 failed here")
+    if task == 3:
+        raise ValueError("task 3 failed in the worker")
+    time.sleep(0.01)
+    return task
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_with_here_an_error_is_raised_in_task_order_wherever_the_task_ran(jobs):
+    results = ordered_map(_fail_here, range(12), jobs=jobs, context=os.getpid(), here=True)
+    assert [next(results) for _ in range(3)] == [0, 1, 2]
+    with pytest.raises(ValueError, match="task 3 failed"):
+        next(results)
+    results.close()
+
+
+def test_with_here_tasks_are_still_taken_only_as_results_are_consumed():
+    taken: list[int] = []
+
+    def tasks():
+        for n in range(100):
+            taken.append(n)
+            yield n
+
+    results = ordered_map(_slow_square, tasks(), jobs=2, context=0, ahead=3, here=True)
+    next(results)
+    assert len(taken) <= 4
+    results.close()
+
+
 def _scaled(context: dict, task: int) -> tuple[int, int]:
     return task * context["factor"], os.getpid()
 

@@ -40,20 +40,28 @@ def _lost(process: Any, what: str) -> WorkerLost:
 
 
 def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jobs: int, context: Any,
-                ahead: int | None = None) -> Iterator[Any]:
+                ahead: int | None = None, here: bool = False) -> Iterator[Any]:
     """function(context, task) for each task in `jobs` forked processes, yielded in task order.
 
     Each worker receives `context` as it was when the workers were forked: it is inherited, never pickled, and lives
     in the worker's own frame, so no module has to hold it. At most `ahead` tasks (default 2 per process) are in
     flight: feeding everything at once lets workers pile finished results up in the parent whenever the parent
     (writing pages, comparing runs) is the slower side. A new task goes to the worker with the fewest in flight.
+
+    With `here`, the calling process is one of the `jobs`: it forks one worker fewer and takes a task itself whenever
+    every worker already has two in flight, so N processes do the work instead of N workers and an idle parent (each
+    process forked from a large parent holds its own copy of the pages it touches: one process fewer is that much less).
     """
+    forks = jobs - 1 if here else jobs
+    if forks < 1:
+        yield from (_returned(_called(function, context, task)) for task in tasks)
+        return
     limit = ahead or 2 * jobs
     forking = multiprocessing.get_context("fork")
     workers: list[tuple[Any, Any]] = []  # (process, the parent's end of its pipe)
     finished = False
     try:
-        for _ in range(jobs):
+        for _ in range(forks):
             ours, theirs = forking.Pipe()
             # the worker closes its copies of the parent's ends (its own and those of the workers before it), so that
             # only the parent holds them and the worker's end reads as closed once the parent is gone, however it ended
@@ -62,18 +70,21 @@ def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jo
             process.start()
             theirs.close()  # the worker holds the only other end, so its end of the pipe closing means it is gone
             workers.append((process, ours))
-        in_flight = [0] * jobs
+        in_flight = [0] * forks
         pending: deque[int] = deque()  # task indexes not yet yielded, in order
         done: dict[int, Any] = {}
         for index, task in enumerate(tasks):
             if len(pending) >= limit:
                 yield _next_result(pending, done, workers, in_flight)
-            chosen = min(range(jobs), key=in_flight.__getitem__)
-            try:
-                workers[chosen][1].send((index, task))
-            except OSError:
-                raise _lost(workers[chosen][0], "ended before it took a task") from None
-            in_flight[chosen] += 1
+            chosen = min(range(forks), key=in_flight.__getitem__)
+            if here and in_flight[chosen] >= 2:
+                done[index] = _called(function, context, task)
+            else:
+                try:
+                    workers[chosen][1].send((index, task))
+                except OSError:
+                    raise _lost(workers[chosen][0], "ended before it took a task") from None
+                in_flight[chosen] += 1
             pending.append(index)
         while pending:
             yield _next_result(pending, done, workers, in_flight)
@@ -87,6 +98,21 @@ def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jo
         for process, conn in workers:
             process.join()
             conn.close()
+
+
+def _called(function: Callable[[Any, Any], Any], context: Any, task: Any) -> tuple[bool, Any]:
+    """(True, function(context, task)), or (False, its error): what a worker hands back, made here."""
+    try:
+        return True, function(context, task)
+    except Exception as error:  # noqa: BLE001 - every error is the consumer's to see, in task order
+        return False, error
+
+
+def _returned(outcome: tuple[bool, Any]) -> Any:
+    ok, value = outcome
+    if not ok:
+        raise value
+    return value
 
 
 @contextmanager
@@ -155,10 +181,7 @@ def _next_result(pending: deque, done: dict[int, Any], workers: list, in_flight:
                 raise _lost(workers[conns[conn]][0], "ended while it had a task") from None
             in_flight[conns[conn]] -= 1
             done[index] = (ok, value)
-    ok, value = done.pop(wanted)
-    if not ok:
-        raise value
-    return value
+    return _returned(done.pop(wanted))
 
 
 def _serve(function: Callable[[Any, Any], Any], context: Any, conn, parents: tuple = ()) -> None:

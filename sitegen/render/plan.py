@@ -114,6 +114,9 @@ class PageJob:
         if before is not None and before != run_id:
             release(self.records.answers, before)
             release(self.results, before)
+            # and what was made of them, before the next run's is made: else both runs are held at once for a while
+            self._current.pop("cases", None)
+            self._current.pop("run", None)
         self._current["at hand"] = run_id
 
     def _run_cases(self, run_id: str) -> tuple[Mapping, Mapping]:

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Mapping
 
 from sitegen.core import model as m
 from sitegen.core.files import framed, read_framed, replace_quietly
+from sitegen.score.reasons import group_of
 
 ENTRY_MAGIC = b"sitegen-verified/1\n"
 # What a run's packed reasons may name when read back from a cache: sitegen's own result types and the one function
@@ -136,11 +137,18 @@ class _ReasonReader(pickle.Unpickler):
 
 
 def _plain_reasons(reasons: Any) -> bool:
-    """Whether packed reasons read back unpickle, naming nothing but REASON_GLOBALS, into observations and their reasons."""
+    """Whether packed reasons read back have pack_reasons's form, each group unpickling, naming nothing but REASON_GLOBALS,
+    into observations of its measure and chunk and their reasons."""
     if type(reasons) is not bytes:
         return False
     try:
-        found = _ReasonReader(io.BytesIO(zlib.decompress(reasons))).load()
-    except Exception:  # whatever a malformed pickle raises, the entry is only not used
+        starts, blobs = marshal.loads(reasons)
+        if type(starts) is not tuple or not _only(starts, str) or type(blobs) is not dict:
+            return False
+        for key, blob in blobs.items():
+            found = _ReasonReader(io.BytesIO(zlib.decompress(blob))).load()
+            if type(found) is not dict or not all(type(k) is m.Observation and group_of(starts, k) == key for k in found):
+                return False
+    except Exception:  # whatever a malformed entry raises, the entry is only not used
         return False
-    return type(found) is dict and all(type(k) is m.Observation for k in found)
+    return True

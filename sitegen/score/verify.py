@@ -189,7 +189,7 @@ def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1, s
 def _scored(request: PassRequest, runs: list[m.Run], jobs: int) -> Iterator[RunScored]:
     if jobs <= 1 or len(runs) <= 1:
         return (_score_one(request, run.id) for run in runs)
-    return ordered_map(_score_one, [r.id for r in runs], jobs=jobs, context=request)
+    return ordered_map(_score_one, [r.id for r in runs], jobs=jobs, context=request, here=True)
 
 
 def _score_one(request: PassRequest, run_id: str) -> RunScored:
@@ -211,7 +211,7 @@ def _scored_run(request: PassRequest, run_id: str) -> RunScored:
         observed = observe_run(records, run_id, request.prepared)
         result = score_run(records, run_id, prepared=request.prepared) if observed is None else aggregate_observed(records, run_id, observed)
         summary = None if observed is None else summarize(observed)
-        reasons = None if observed is None else pack_reasons(observed)
+        reasons = None if observed is None else pack_reasons(o for items in observed.values() for o in items)
         del observed
     else:
         result, summary, reasons = score_run(records, run_id, prepared=request.prepared), None, None
