@@ -76,6 +76,8 @@ def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jo
         for index, task in enumerate(tasks):
             if len(pending) >= limit:
                 yield _next_result(pending, done, workers, in_flight)
+            if here:  # results already back free their workers: feed those before taking a task here
+                _take_ready(done, workers, in_flight, timeout=0)
             chosen = min(range(forks), key=in_flight.__getitem__)
             if here and in_flight[chosen] >= 2:
                 done[index] = _called(function, context, task)
@@ -172,16 +174,21 @@ def each_in_threads(function: Callable[[Any], Any], items: Iterable[Any], *, job
 def _next_result(pending: deque, done: dict[int, Any], workers: list, in_flight: list[int]) -> Any:
     """The oldest pending task's result; whatever else arrives meanwhile is kept, so no worker waits to hand over."""
     wanted = pending.popleft()
-    conns = {conn: number for number, (_, conn) in enumerate(workers)}
     while wanted not in done:
-        for conn in wait(list(conns)):
-            try:
-                index, ok, value = conn.recv()
-            except (EOFError, OSError):
-                raise _lost(workers[conns[conn]][0], "ended while it had a task") from None
-            in_flight[conns[conn]] -= 1
-            done[index] = (ok, value)
+        _take_ready(done, workers, in_flight)
     return _returned(done.pop(wanted))
+
+
+def _take_ready(done: dict[int, Any], workers: list, in_flight: list[int], timeout: float | None = None) -> None:
+    """Every result a worker has handed back, kept by task index; waits for one at least unless `timeout` says otherwise."""
+    conns = {conn: number for number, (_, conn) in enumerate(workers)}
+    for conn in wait(list(conns), timeout):
+        try:
+            index, ok, value = conn.recv()
+        except (EOFError, OSError):
+            raise _lost(workers[conns[conn]][0], "ended while it had a task") from None
+        in_flight[conns[conn]] -= 1
+        done[index] = (ok, value)
 
 
 def _serve(function: Callable[[Any, Any], Any], context: Any, conn, parents: tuple = ()) -> None:

@@ -140,7 +140,7 @@ def iter_pages(
         for task in tasks:
             yield from map(keep, job.render_task(task))
     else:
-        for pages in ordered_map(render_in_worker, tasks, jobs=jobs, context=job, here=True):
+        for pages in ordered_map(render_in_worker, tasks, jobs=jobs, context=job):
             yield from map(keep, pages)
     for name in STATIC_FILES:
         yield keep(Page(f"static/{name}", (templates / "static" / name).read_bytes()))
