@@ -111,6 +111,7 @@ def _called(function: Callable[[Any, Any], Any], context: Any, task: Any) -> tup
 
 
 def _returned(outcome: tuple[bool, Any]) -> Any:
+    """The value of an (ok, value) outcome, or its error raised."""
     ok, value = outcome
     if not ok:
         raise value
