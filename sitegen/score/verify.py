@@ -79,7 +79,7 @@ class Verified:
 
 def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, keep_all_changes: bool = True,
                known: Mapping[str, Known] | None = None, reproduced: Callable[[m.Run, Known], None] | None = None,
-               compared: Compared | None = None) -> Verified:
+               compared: Compared | None = None, here: bool = False) -> Verified:
     """Score the runs once, in date order, one run's observations alive at a time (N processes, same result for any N).
 
     Only the latest run of each compatibility key keeps its summary, so memory holds a few runs' summaries, not all.
@@ -87,7 +87,8 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
     With a record to check against, the runs in `known` (verified.py: their inputs and entry verified before) are not
     scored again: they reproduce, with the summary and reasons they had; each run scored that reproduces its entry, seal
     included, is handed to `reproduced` as it comes, so it can be known next time. With `compared`, a comparison made
-    before of the same two runs' inputs is taken from it, and one made afresh is handed to it.
+    before of the same two runs' inputs is taken from it, and one made afresh is handed to it. With `here`, this process
+    scores runs too and forks one worker fewer (ordered_map): less memory, where the caller has little else to do.
     """
     known = known if request.recorded is not None and known else {}
     results: dict[str, m.RunResult] | ResultSpool = ResultSpool() if request.packed else {}
@@ -98,7 +99,7 @@ def score_pass(request: PassRequest, runs: tuple[m.Run, ...], *, jobs: int = 1, 
     latest: dict[tuple, tuple[m.Run, Mapping]] = {}
     records = request.records
     ordered = sorted(runs, key=lambda r: (r.date, r.id))
-    fresh = iter(_scored(request, [r for r in ordered if r.id not in known], jobs))
+    fresh = iter(_scored(request, [r for r in ordered if r.id not in known], jobs, here))
     for run in ordered:
         if run.id in known:
             scored = RunScored(run, None, Examined(True, None), known[run.id].summary, known[run.id].reasons)
@@ -160,7 +161,7 @@ def verify_published(records: m.Records, recorded: Mapping[str, m.RunResult], *,
                           keep_all_changes=keep_all_changes, known=known,
                           reproduced=(lambda run, found: cache.put(keys[run.id], found)) if cache is not None else None,
                           compared=Compared(records, keys, comparisons, regressions_only=not keep_all_changes)
-                          if comparisons is not None else None)
+                          if comparisons is not None else None, here=True)
     _raise_problems(records, recorded, verified.differences, verified.seal_changes, known=known.keys())
     return verified
 
@@ -186,10 +187,10 @@ def score_runs(records: m.Records, run_ids: tuple[str, ...], *, jobs: int = 1, s
     return {run_id: fresh[run_id] for run_id in run_ids}
 
 
-def _scored(request: PassRequest, runs: list[m.Run], jobs: int) -> Iterator[RunScored]:
+def _scored(request: PassRequest, runs: list[m.Run], jobs: int, here: bool) -> Iterator[RunScored]:
     if jobs <= 1 or len(runs) <= 1:
         return (_score_one(request, run.id) for run in runs)
-    return ordered_map(_score_one, [r.id for r in runs], jobs=jobs, context=request, here=True)
+    return ordered_map(_score_one, [r.id for r in runs], jobs=jobs, context=request, here=here)
 
 
 def _score_one(request: PassRequest, run_id: str) -> RunScored:
