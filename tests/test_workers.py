@@ -14,6 +14,11 @@ def _square(offset: int, task: int) -> tuple[int, int, int]:
     return task, task * task + offset, os.getpid()
 
 
+def _slow_square(offset: int, task: int) -> tuple[int, int, int]:
+    time.sleep(0.01)
+    return _square(offset, task)
+
+
 def _fail(context, task: int) -> int:
     if task == 3:
         raise ValueError("task 3 failed")
@@ -31,7 +36,9 @@ def test_a_failing_task_raises_in_the_consumer():
         list(ordered_map(_fail, range(6), jobs=2, context=None))
 
 
-def test_tasks_are_taken_only_as_results_are_consumed():
+@pytest.mark.parametrize("here", [False, True])
+def test_tasks_are_taken_only_as_results_are_consumed(here):
+    """Also with `here`, where this process takes some of the tasks itself."""
     taken: list[int] = []
 
     def tasks():
@@ -39,15 +46,10 @@ def test_tasks_are_taken_only_as_results_are_consumed():
             taken.append(n)
             yield n
 
-    results = ordered_map(_square, tasks(), jobs=2, context=0, ahead=3)
+    results = ordered_map(_slow_square, tasks(), jobs=2, context=0, ahead=3, here=here)
     next(results)
     assert len(taken) <= 4  # three in flight, and the one that waited for room
     results.close()
-
-
-def _slow_square(offset: int, task: int) -> tuple[int, int, int]:
-    time.sleep(0.01)
-    return _square(offset, task)
 
 
 def test_with_here_the_caller_is_one_of_the_jobs():
@@ -75,20 +77,6 @@ def test_with_here_an_error_is_raised_in_task_order_wherever_the_task_ran(jobs):
     assert [next(results) for _ in range(3)] == [0, 1, 2]
     with pytest.raises(ValueError, match="task 3 failed"):
         next(results)
-    results.close()
-
-
-def test_with_here_tasks_are_still_taken_only_as_results_are_consumed():
-    taken: list[int] = []
-
-    def tasks():
-        for n in range(100):
-            taken.append(n)
-            yield n
-
-    results = ordered_map(_slow_square, tasks(), jobs=2, context=0, ahead=3, here=True)
-    next(results)
-    assert len(taken) <= 4
     results.close()
 
 

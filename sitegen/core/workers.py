@@ -208,10 +208,7 @@ def _serve(function: Callable[[Any, Any], Any], context: Any, conn, parents: tup
         if message is None:
             return
         index, task = message
-        try:
-            reply = (index, True, function(context, task))
-        except Exception as error:  # noqa: BLE001 - every error is the consumer's to see
-            reply = (index, False, error)
+        reply = (index, *_called(function, context, task))
         try:
             conn.send(reply)
         except OSError:

@@ -76,7 +76,7 @@ def unpack_reasons(packed: bytes) -> dict[m.Observation, Reason]:
     """Every reason pack_reasons packed."""
     found: dict[m.Observation, Reason] = {}
     for blob in reason_groups(packed)[1].values():
-        found.update(pickle.loads(zlib.decompress(blob)))
+        found.update(_unpacked_group(blob))
     return found
 
 
@@ -84,6 +84,11 @@ def reason_groups(packed: bytes) -> tuple[tuple[str, ...], dict[tuple[str, int],
     """The packed form's parts: the first case version of each chunk, and each group's compressed pickle by (measure, chunk)."""
     starts, blobs = marshal.loads(packed)
     return starts, blobs
+
+
+def _unpacked_group(blob: bytes) -> dict[m.Observation, Reason]:
+    """One group's reasons, as pack_reasons compressed them."""
+    return pickle.loads(zlib.decompress(blob))
 
 
 def group_of(starts: tuple[str, ...], obs: m.Observation) -> tuple[str, int]:
@@ -144,7 +149,7 @@ class ReasonSource:
             self._groups.move_to_end(key)
             return found
         blob = self._parts[1].get(key)
-        found = pickle.loads(zlib.decompress(blob)) if blob is not None else {}
+        found = _unpacked_group(blob) if blob is not None else {}
         self._groups[key] = found
         while len(self._groups) > self._keep:
             self._groups.popitem(last=False)

@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping
 
 from sitegen.core import model as m
 from sitegen.core.files import framed, read_framed, replace_quietly
-from sitegen.score.reasons import group_of
+from sitegen.score.reasons import group_of, reason_groups
 
 ENTRY_MAGIC = b"sitegen-verified/1\n"
 # What a run's packed reasons may name when read back from a cache: sitegen's own result types and the one function
@@ -142,7 +142,7 @@ def _plain_reasons(reasons: Any) -> bool:
     if type(reasons) is not bytes:
         return False
     try:
-        starts, blobs = marshal.loads(reasons)
+        starts, blobs = reason_groups(reasons)
         if type(starts) is not tuple or not _only(starts, str) or type(blobs) is not dict:
             return False
         for key, blob in blobs.items():
