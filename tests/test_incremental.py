@@ -582,7 +582,7 @@ def test_a_corrupt_or_foreign_verification_cache_is_ignored(workspace, monkeypat
         else:
             # a well-formed packing (reasons.pack_reasons) whose one group names a foreign global
             reasons = marshal.dumps((("a",), {("GROUNDING", 0): zlib.compress(pickle.dumps({"evil": os.getcwd}), 1)}), 4)
-            data = marshal.dumps(({"GROUNDING": ({("a", "1", "report", "x"): "failed"}, (0, 1))}, reasons)
+            data = marshal.dumps(({"GROUNDING": ({"a": ("1", "report", "x", "failed")}, (0, 1))}, reasons)
                                  if damage == "foreign pickle" else ({"GROUNDING": ["not", "a", "summary"]}, None), 4)
             entry.write_bytes(framed(ENTRY_MAGIC, data))
     (cache / "build.json").unlink()  # so the build does not stop early: the records are read and verified

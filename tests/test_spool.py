@@ -262,3 +262,60 @@ def test_the_exports_read_each_run_and_keep_none_unpacked():
     checked = check_records(RECORDS)
     exports_phase(checked.records, checked.results, checked.catalogs, checked.downloads)
     assert list(checked.results._unpacked.runs) == []
+
+
+def test_a_runs_statuses_are_its_answers_and_reruns_statuses_without_unpacking_them(records):
+    """What a run's grid shows of its answers (each answer's status and its rerun's) is read from the packed tables."""
+    answers = dict(records.answers.items())
+    with_rerun = next(key for key, a in answers.items() if a.rerun is not None)
+    answers[with_rerun] = answers[with_rerun]._replace(rerun=answers[with_rerun].rerun._replace(status=m.CRASHED))
+    plain = next(key for key, a in answers.items() if a.rerun is None and key[0] == with_rerun[0])
+    answers[plain] = answers[plain]._replace(answer=answers[plain].answer._replace(status=m.CRASHED))
+    packed = AnswerSpool(keep=1)
+    packed.add(answers.values())
+    for run in {key[0] for key in answers}:
+        want = {(cv, rep): (a.answer.status, None if a.rerun is None else a.rerun.status)
+                for (r, cv, rep), a in answers.items() if r == run}
+        assert packed.statuses(run) == want == spool.answer_statuses(answers, run)
+        assert not packed._unpacked.runs, "nothing unpacked"
+    assert packed.statuses("no such run") == {}
+
+
+def test_a_runs_own_pages_leave_its_answers_packed():
+    """A run's page and lists show its answers' states only (run_grid): rendering them unpacks no answers."""
+    from sitegen.build import check_records, render_site
+
+    checked = check_records(RECORDS)
+    pages, _, _ = render_site(checked, detail_runs=0)
+    unpacked = []
+    real = checked.records.answers._unpack
+    checked.records.answers._unpack = lambda run: unpacked.append(run) or real(run)
+    run_pages = sum(1 for page in pages if page.path.split("/")[1:2] == ["runs"])
+    assert run_pages and unpacked == []
+
+
+def test_garbage_in_a_cycle_is_not_frozen_with_what_is_unpacked():
+    """Objects frozen out of the collector's sight are never collected: cyclic garbage left before unpacking a run (a
+    page's data, say) must be collected then, not frozen with the run for the rest of the process."""
+    import gc
+    import weakref
+
+    class Cycle:
+        pass
+
+    enabled = gc.isenabled()
+    try:
+        gc.disable()
+        made = Cycle()
+        made.itself = made
+        left = weakref.ref(made)
+        del made
+        assert left() is not None, "the collector is paused: the cycle is still there"
+        with frozen_when_made():
+            kept = [Cycle() for _ in range(3)]
+        assert left() is None, "collected before the freeze"
+        assert all(type(k) is Cycle for k in kept)
+    finally:
+        if enabled:
+            gc.enable()
+        gc.unfreeze()

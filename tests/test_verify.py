@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import sitegen.score.parts as parts
 import sitegen.score.scoring as scoring
 from sitegen import build
 from sitegen.cli import main
@@ -61,12 +62,23 @@ def test_build_check_and_score_report_the_results_record_beside_records_that_do_
 
 
 def test_one_pass_verifies_and_compares_with_one_observation_of_each_run(records, recorded, monkeypatch):
-    judged = []
-    real = scoring.judge_run
-    monkeypatch.setattr(scoring, "judge_run", lambda recs, run, *more: judged.append(run.id) or real(recs, run, *more))
+    judged = []  # (run, the case versions judged) each time a run is judged: a part of its case versions at a time
+    real = parts.judge_run
+
+    def judge(recs, run, *more):
+        judged.append((run.id, recs.suite(run.suite, run.suite_version).case_versions))
+        return real(recs, run, *more)
+
+    monkeypatch.setattr(parts, "judge_run", judge)
+    monkeypatch.setattr(parts, "PART", 2)
     verified = verify_published(records, recorded)
-    scored = [r.id for r in sorted(records.published_runs, key=lambda r: (r.date, r.id)) if not scoring.run_crashed(records, r)]
-    assert judged == scored, "each run observed once, in date order"
+    scored = [r for r in sorted(records.published_runs, key=lambda r: (r.date, r.id)) if not scoring.run_crashed(records, r)]
+    assert list(dict.fromkeys(run for run, _ in judged)) == [r.id for r in scored], "runs observed in date order"
+    for run in scored:
+        seen = [cv for judged_run, part in judged if judged_run == run.id for cv in part]
+        suite = records.suite(run.suite, run.suite_version).case_versions
+        assert sorted(seen) == sorted(suite), "each case version observed once"
+    assert len(judged) > len(scored), "in parts"
     assert verified.results == {} and set(verified.differences) == {r.id for r in records.published_runs
                                                                       if recorded[r.id].scorer_version == r.scorer_version}
     assert all(d is None for d in verified.differences.values())

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from sitegen.core.model import CRASHED, CRASHED_STATE, CaseResult, Observation, Records, Run, RunResult
+from sitegen.load.spool import answer_statuses
 from sitegen.render.links import case_path
 from sitegen.score.measures.registry import MEASURES, stage_of
 
@@ -131,15 +132,16 @@ def run_grid(records: Records, run: Run, result: RunResult | None) -> tuple[tupl
     except KeyError:
         versions = ()
     index = index_cases(result)
+    statuses = answer_statuses(records.answers, run.id)  # the answers' and reruns' statuses, the answers left packed
     reps = range(1, run.repetitions + 1)
     rows = []
     for cv in versions:
         cells = []
         for rep in reps:
-            answer = records.answers.get((run.id, cv, rep))
-            crashed = answer is not None and (answer.answer.status == CRASHED or (answer.rerun is not None and answer.rerun.status == CRASHED))
+            status = statuses.get((cv, rep))
+            crashed = status is not None and CRASHED in status
             found = index.get((cv, rep))
-            cells.append(GridCell(rep, found.state if found is not None else None, answer is not None, crashed))
+            cells.append(GridCell(rep, found.state if found is not None else None, status is not None, crashed))
         rows.append((cv, tuple(cells)))
     return tuple(rows)
 

@@ -89,6 +89,28 @@ def aggregate_observed(records: m.Records, run_id: str, observed: dict[str, list
                       tuple(records.case_versions[cv] for cv in suite.case_versions), observed)
 
 
+def aggregate_part(run: m.Run, version: int, method_id: str, case_versions: tuple[m.CaseVersion, ...],
+                   observed: Mapping[str, Iterable[Observed]]) -> m.RunResult:
+    """The RunResult of a part of a run's case versions (parts.py), from all its observations: merge_results joins the parts."""
+    return _aggregate(run, version, method_id, case_versions, observed)
+
+
+def merge_results(run: m.Run, version: int, method_id: str, order: tuple[str, ...], parts: list[m.RunResult]) -> m.RunResult:
+    """The RunResult of a run from those of parts of its case versions (`order`: the suite's), as if scored whole: each
+    measure's counts added up and its state found from the sums, cases in slot order, observations in the record's order."""
+    at = {cv: i for i, cv in enumerate(order)}
+    measures = []
+    for same in zip(*(part.measures for part in parts)):
+        passed, observed, failed, pending, dismissed = (sum(column) for column in zip(
+            *((x.passed, x.observed, x.failed, x.pending, x.dismissed) for x in same)))
+        measures.append(m.MeasureResult(same[0].measure, measure_state(passed, observed, failed, pending),
+                                        passed, observed, failed, pending, dismissed))
+    cases = sorted((case for part in parts for case in part.cases), key=lambda case: at[case.case_version])
+    observations = sorted((o for part in parts for o in part.observations), key=record_order)
+    return m.RunResult(run.id, version, method_id, run_outcome([x.state for x in measures]), tuple(measures), tuple(cases),
+                       tuple(observations))
+
+
 def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed: Mapping[str, Iterable[Observed | Passed]]) -> m.RunResult:
     """Counts per measure and per case, and the observations that did not plainly pass; each observation is looked at once.
 
@@ -131,8 +153,7 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
             rep_key = repetition_order.get(repetition)
             if rep_key is None:
                 rep_key = repetition_order[repetition] = _rep_key(repetition)
-            # the results record's order: measure, case version, repetition, stage, subject, reason
-            kept.append(((measure_at, obs[1], rep_key, _STAGE_ORDER[obs[3]], obs[4], obs[6]),
+            kept.append(((measure_at, obs[1], rep_key, _STAGE_ORDER[obs[3]], obs[4], obs[6]),  # as record_order
                          _new(_Observation, obs[:_PUBLIC_FIELDS])))  # by position: an Observed begins with its fields
         involved[measure], not_passed[measure] = taking_part, failing
         counts[m.PASSED] += plainly_passed
@@ -164,6 +185,12 @@ _first = itemgetter(0)
 
 def _rep_key(repetition: str) -> tuple[int, ...]:
     return tuple(map(int, repetition.split("-")))
+
+
+def record_order(obs: m.Observation) -> tuple:
+    """The results record's order of observations: measure, case version, repetition, stage, subject, reason."""
+    return (_MEASURE_ORDER[obs.measure], obs.case_version, _rep_key(obs.repetition), _STAGE_ORDER[obs.stage], obs.subject,
+            obs.reason)
 
 
 _PUBLIC_FIELDS = len(m.Observation._fields)

@@ -107,7 +107,8 @@ def _answer_files(records: m.Records, run_id: str) -> set[str]:
 
 
 def _plain_summary(summary: Any) -> bool:
-    """Whether a summary read back has summarize's form: per measure, results by observation identity and a count."""
+    """Whether a summary read back has summarize's form: per measure, per case version its observations flat (four strings
+    each), and a count."""
     if type(summary) is not dict:
         return False
     for measure, value in summary.items():
@@ -116,8 +117,10 @@ def _plain_summary(summary: Any) -> bool:
         index, count = value
         if type(index) is not dict or not (count is None or (type(count) is tuple and all(type(c) is int for c in count))):
             return False
-        # the types of every key, of every part of a key and of every result, gathered in C: a summary holds ~30,000 a measure
-        if not _only(index, tuple) or not _only(chain.from_iterable(index), str) or not _only(index.values(), str):
+        # the types of every case version, of every flat tuple and of every string in them, gathered in C: a summary holds
+        # ~30,000 observations a measure
+        if not _only(index, str) or not _only(index.values(), tuple) or not _only(chain.from_iterable(index.values()), str) \
+                or any(len(flat) % 4 for flat in index.values()):
             return False
     return True
 

@@ -12,13 +12,13 @@ from sitegen.core.errors import Diagnostic, PublicationError, UsageError, did_yo
 from sitegen.core.workers import ordered_map
 from sitegen.load.jsonread import parse_json
 from sitegen.load.spool import ResultSpool, release
-from sitegen.score.comparison import Comparison, compare_summaries, compatibility_key, summarize
+from sitegen.score.comparison import Comparison, compare_summaries, compatibility_key
 from sitegen.score.compared import Compared, ComparedRuns
 from sitegen.score.matching import PreparedCases
-from sitegen.score.reasons import pack_reasons
+from sitegen.score.parts import observe_whole
 from sitegen.score.results import (Difference, EntryPrint, compare_result, entry_print, not_canonical, read_results,
                                    results_pieces, write_results, writes_as)
-from sitegen.score.scoring import aggregate_observed, observe_run, score_run
+from sitegen.score.scoring import score_run
 from sitegen.score.seals import SealChange, case_digests, compare_seal, locate_seal_changes, seal_run
 from sitegen.score.verified import Known, VerifiedRuns
 
@@ -209,11 +209,7 @@ def _scored_run(request: PassRequest, run_id: str) -> RunScored:
     records = request.records
     run = records.run(run_id)
     if request.compare:
-        observed = observe_run(records, run_id, request.prepared)
-        result = score_run(records, run_id, prepared=request.prepared) if observed is None else aggregate_observed(records, run_id, observed)
-        summary = None if observed is None else summarize(observed)
-        reasons = None if observed is None else pack_reasons(o for items in observed.values() for o in items)
-        del observed
+        result, summary, reasons = observe_whole(records, run_id, request.prepared)
     else:
         result, summary, reasons = score_run(records, run_id, prepared=request.prepared), None, None
         if request.seal and run.published:
