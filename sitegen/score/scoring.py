@@ -106,7 +106,7 @@ def merge_results(run: m.Run, version: int, method_id: str, order: tuple[str, ..
         measures.append(m.MeasureResult(same[0].measure, measure_state(passed, observed, failed, pending),
                                         passed, observed, failed, pending, dismissed))
     cases = sorted((case for part in parts for case in part.cases), key=lambda case: at[case.case_version])
-    observations = sorted((o for part in parts for o in part.observations), key=record_order)
+    observations = sorted((o for part in parts for o in part.observations), key=_record_order)
     return m.RunResult(run.id, version, method_id, run_outcome([x.state for x in measures]), tuple(measures), tuple(cases),
                        tuple(observations))
 
@@ -153,7 +153,7 @@ def _aggregate(run: m.Run, version: int, method_id: str, case_versions, observed
             rep_key = repetition_order.get(repetition)
             if rep_key is None:
                 rep_key = repetition_order[repetition] = _rep_key(repetition)
-            kept.append(((measure_at, obs[1], rep_key, _STAGE_ORDER[obs[3]], obs[4], obs[6]),  # as record_order
+            kept.append(((measure_at, obs[1], rep_key, _STAGE_ORDER[obs[3]], obs[4], obs[6]),  # as _record_order
                          _new(_Observation, obs[:_PUBLIC_FIELDS])))  # by position: an Observed begins with its fields
         involved[measure], not_passed[measure] = taking_part, failing
         counts[m.PASSED] += plainly_passed
@@ -187,7 +187,7 @@ def _rep_key(repetition: str) -> tuple[int, ...]:
     return tuple(map(int, repetition.split("-")))
 
 
-def record_order(obs: m.Observation) -> tuple:
+def _record_order(obs: m.Observation) -> tuple:
     """The results record's order of observations: measure, case version, repetition, stage, subject, reason."""
     return (_MEASURE_ORDER[obs.measure], obs.case_version, _rep_key(obs.repetition), _STAGE_ORDER[obs.stage], obs.subject,
             obs.reason)
