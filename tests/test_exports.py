@@ -109,6 +109,18 @@ def test_the_case_table_has_a_row_per_case_result_and_a_word_where_a_case_took_p
     assert words > 0
 
 
+def test_the_exports_keep_of_each_run_only_what_a_summary_line_needs(checked):
+    """The runs' summaries every export reads hold no cases, observations or seal (a seal has a digest per answer)."""
+    from sitegen.publish.exportcontext import ExportContext
+
+    assert any(checked.results[run.id].seal is not None for run in checked.records.published_runs)
+    context = ExportContext.of(checked.records, checked.results, checked.catalogs, _records_files(checked))
+    assert set(context.summaries) == {run.id for run in checked.records.published_runs}
+    for run_id, summary in context.summaries.items():
+        assert (summary.cases, summary.observations, summary.seal) == ((), (), None)
+        assert (summary.outcome, summary.measures) == (checked.results[run_id].outcome, checked.results[run_id].measures)
+
+
 def test_the_case_table_is_written_a_run_at_a_time(checked, monkeypatch):
     """Each piece of CSV the case table is written in holds one run's rows at most, so the table's text is never held
     twice at once (at 10,000 case versions writing it whole took about 190 MiB); joined, the pieces are the table."""
