@@ -10,14 +10,13 @@ longer holds a whole run's verdicts and 425,000 observations at once.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 
 from sitegen.core import model as m
 from sitegen.score.comparison import merge_summaries, summarize
 from sitegen.score.matching import PreparedCases, method_for
 from sitegen.score.measures.base import Observed, judge_run
 from sitegen.score.reasons import pack_reasons
-from sitegen.score.scoring import aggregate_part, merge_results, observe, run_crashed
+from sitegen.score.scoring import aggregate_part, crashed_result, merge_results, observe, run_crashed
 
 PART = 500  # case versions judged and observed together (more when invariance pairs join them)
 
@@ -67,19 +66,18 @@ def observe_whole(records: m.Records, run_id: str, prepared: PreparedCases,
     version = run.scorer_version
     method = method_for(version)
     if run_crashed(records, run):
-        return m.RunResult(run.id, version, method.id, m.CRASHED_STATE, (), (), ()), None, None
+        return crashed_result(run, version, method.id), None, None
     suite = records.suite(run.suite, run.suite_version)
     results: list[m.RunResult] = []
     summaries: list[dict] = []
     why: list[Observed] = []  # the observations with a structured reason: those that did not plainly pass
     for part in _parts(records, suite, size or PART):
-        narrowed = replace(suite, case_versions=part)
-        part_records = replace(records, suites=tuple(narrowed if s is suite else s for s in records.suites))
-        observed = observe(judge_run(part_records, run, method, prepared))
-        results.append(aggregate_part(run, version, method.id, tuple(records.case_versions[cv] for cv in part), observed))
+        judged = judge_run(records, run, method, prepared, only=frozenset(part))
+        observed = observe(judged)
+        results.append(aggregate_part(run, version, method.id, judged.case_versions, observed))
         summaries.append(summarize(observed))
         why.extend(o for items in observed.values() for o in items if o.why is not None)
-        del observed
+        del judged, observed
     return merge_results(run, version, method.id, suite.case_versions, results), merge_summaries(summaries), pack_reasons(why)
 
 

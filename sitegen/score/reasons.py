@@ -13,7 +13,6 @@ import pickle
 import zlib
 from bisect import bisect_right
 from collections import OrderedDict
-from dataclasses import replace
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
@@ -27,8 +26,8 @@ from sitegen.score.scoring import run_crashed
 def derive_reasons(records: m.Records, run_id: str, case_versions: Iterable[str]) -> Mapping[m.Observation, Reason]:
     """Every observation of these case versions in this run that did not plainly pass, with its structured reason.
 
-    Each measure observes a case version (an invariance pair: both its versions) on its own, so scoring the suite
-    narrowed to them gives exactly their observations of the whole run. A pair is kept when either version is asked for.
+    Each measure observes a case version (an invariance pair: both its versions) on its own, so judging only them
+    (judge_run's `only`) gives exactly their observations of the whole run. A pair is kept when either version is asked for.
     """
     run = records.run(run_id)
     wanted = set(case_versions)
@@ -37,10 +36,7 @@ def derive_reasons(records: m.Records, run_id: str, case_versions: Iterable[str]
     for pair in records.pairs:
         if wanted.intersection(pair.versions):
             wanted.update(pair.versions)
-    suite = records.suite(run.suite, run.suite_version)
-    narrowed = replace(suite, case_versions=tuple(cv for cv in suite.case_versions if cv in wanted))
-    judged = judge_run(replace(records, suites=tuple(narrowed if s is suite else s for s in records.suites)), run,
-                       method_for(run.scorer_version))
+    judged = judge_run(records, run, method_for(run.scorer_version), only=wanted)
     found: dict[m.Observation, Reason] = {}
     for function in MEASURE_FUNCTIONS.values():
         for obs in function(judged, listed=False):

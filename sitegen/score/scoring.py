@@ -57,8 +57,13 @@ def score_run(records: m.Records, run_id: str, *, scorer_version: int | None = N
     version = scorer_version if scorer_version is not None else run.scorer_version
     method = method_for(version)
     if run_crashed(records, run):
-        return m.RunResult(run.id, version, method.id, m.CRASHED_STATE, (), (), ())
+        return crashed_result(run, version, method.id)
     return _score(records, run, version, method, prepared)
+
+
+def crashed_result(run: m.Run, version: int, method_id: str) -> m.RunResult:
+    """A CRASHED run's result: no measures, no cases, no observations."""
+    return m.RunResult(run.id, version, method_id, m.CRASHED_STATE, (), (), ())
 
 
 def _score(records: m.Records, run: m.Run, version: int, method: MatchingMethod, prepared: PreparedCases | None) -> m.RunResult:

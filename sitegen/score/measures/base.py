@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, NamedTuple
 
 from sitegen.core import model as m
 from sitegen.load.spool import run_answers
@@ -172,10 +172,17 @@ class JudgedRun:
         return [0] * len(self.slots)
 
 
-def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: PreparedCases | None = None) -> JudgedRun:
-    """Every stage of the run's answers judged once; `prepared` (the pass's) shares each case's preparation between runs."""
+def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: PreparedCases | None = None,
+              only: Collection[str] | None = None) -> JudgedRun:
+    """Every stage of the run's answers judged once; `prepared` (the pass's) shares each case's preparation between runs.
+
+    With `only`, just those of the suite's case versions, in the suite's order, and the pairs among them: each measure
+    observes a case version (an invariance pair: both its versions) on its own, so their observations are exactly those
+    the whole run has of them (score/parts.py and reasons.derive_reasons rely on this).
+    """
     suite = records.suite(run.suite, run.suite_version)
-    case_versions = tuple(records.case_versions[cv] for cv in suite.case_versions)
+    chosen = suite.case_versions if only is None else tuple(cv for cv in suite.case_versions if cv in only)
+    case_versions = tuple(records.case_versions[cv] for cv in chosen)
     if prepared is None:
         prepared = PreparedCases(records.case_versions)
     contexts = {cv.id: CaseContext(cv, prepared[cv.id]) for cv in case_versions}
@@ -218,7 +225,7 @@ def judge_run(records: m.Records, run: m.Run, method: MatchingMethod, prepared: 
                 seen.append((engine, again))
             slots.append(_new(Slot, (len(slots), cv_id, rep, str(rep), ((cv_id, rep),), answer) + again))
         case_slots[cv_id] = tuple(slots[first:])
-    in_suite = set(suite.case_versions)
+    in_suite = set(chosen)
     pairs = tuple(p for p in records.pairs if p.versions[0] in in_suite and p.versions[1] in in_suite)
 
     # by case version and stage (equal answers of two case versions may be one object), each rerun judged with its verdict
