@@ -1,11 +1,12 @@
 """Packed answers and results: whatever goes in comes out equal, looked up like a dict, with few runs unpacked at once."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from sitegen.core import model as m
-from sitegen.load import spool
+from sitegen.load import answerpack, spool
 from sitegen.load.records import load_records
 from sitegen.score.results import read_results, write_results
 from sitegen.core.collector import frozen_when_made
@@ -51,7 +52,7 @@ def test_a_repeated_answer_is_packed_once(records):
     import marshal
     import zlib
 
-    from sitegen.load.spool import pack_answers
+    from sitegen.load.answerpack import pack_answers
 
     run = records.published_runs[0].id
     answer = next(a for key, a in records.answers.items() if key[0] == run)
@@ -143,8 +144,8 @@ def test_loading_packs_the_answers_it_checked_without_building_their_objects(mon
     real_new, real_make = m.Finding.__new__, m.Finding._make  # a named tuple is made by either, never through __init__
     monkeypatch.setattr(m.Finding, "__new__", lambda cls, *a, **k: built.append(1) or real_new(cls, *a, **k))
     monkeypatch.setattr(m.Finding, "_make", classmethod(lambda cls, values: built.append(1) or real_make(values)))
-    # or, unpacking, by tuple's own constructor (spool._new_finding)
-    monkeypatch.setattr(spool, "_new_finding", lambda values: built.append(1) or real_make(values))
+    # or, unpacking, by tuple's own constructor (answerpack._new_finding)
+    monkeypatch.setattr(answerpack, "_new_finding", lambda values: built.append(1) or real_make(values))
     records = load_records(RECORDS)
     assert built == [], f"{len(built)} findings built while loading"
     answer = next(iter(records.answers.values()))
@@ -156,7 +157,7 @@ def test_packing_takes_no_python_step_per_finding():
     # the loader packs every answer it reads: each finding's number in the run's table is looked up in C
     import sys
 
-    import sitegen.load.spool as spool_module
+    import sitegen.load.answerpack as spool_module
 
     def finding(i: int) -> tuple:
         return (f"f{i}", m.FLAW, "R1", (), False, f"quote {i}", None, f"wording {i}", ())
@@ -292,6 +293,38 @@ def test_a_runs_own_pages_leave_its_answers_packed():
     checked.records.answers._unpack = lambda run: unpacked.append(run) or real(run)
     run_pages = sum(1 for page in pages if page.path.split("/")[1:2] == ["runs"])
     assert run_pages and unpacked == []
+
+
+def test_pages_unpack_a_runs_seal_once_to_say_it_is_sealed(monkeypatch):
+    """A seal (a digest per answer) is for the checks: the pages read each run's results without it, and its seal is
+    unpacked once per run, to say on its page whether it is sealed."""
+    from sitegen.build import check_records, render_site
+
+    checked = check_records(RECORDS)
+    unpacked = []
+    real = spool._unpack_parts
+    monkeypatch.setattr(spool, "_unpack_parts", lambda pack, *, sealed: unpacked.append(sealed) or real(pack, sealed=sealed))
+    pages = list(render_site(checked, detail_runs=None)[0])
+    runs = [run.id for run in checked.records.published_runs if run.id in checked.results]
+    assert unpacked.count(True) == len(runs) and unpacked.count(False) >= len(runs)
+    sealed = [run for run in runs if checked.results[run].seal is not None]
+    assert sealed, "the test records hold sealed runs"
+    shown = {page.path: page.data.decode("utf-8") for page in pages}
+    for run in runs:
+        page = shown[f"en/runs/{run}.html"]
+        assert ("sealed: the results file" in page and "not sealed:" not in page) == (run in sealed), run
+
+
+def test_a_spool_without_seals_keeps_everything_else_and_the_digests():
+    results = read_results((RECORDS / "results.json").read_bytes())
+    bare = results.without_seals()
+    assert list(bare) == list(results)
+    for run in results:
+        assert bare[run] == dataclasses.replace(results[run], seal=None)
+        assert bare.digest(run) == results.digest(run)  # a page's key still tells a sealed entry from its unsealed twin
+    assert any(results[run].seal is not None for run in results)
+    plain = spool.without_seals(dict(results.items()))
+    assert all(plain[run] == bare[run] for run in results)
 
 
 def test_garbage_in_a_cycle_is_not_frozen_with_what_is_unpacked():

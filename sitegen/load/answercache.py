@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitegen.core.files import framed, read_framed, replace_quietly
-from sitegen.load.spool import PackedRun
+from sitegen.load.answerpack import PackedRun
 
 ENTRY_MAGIC = b"sitegen-answers/1\n"
 
@@ -109,7 +109,7 @@ def _finding(f: object) -> bool:
 
 
 def _engine(e: object, findings: int) -> bool:
-    """An engine answer as spool._Tables packs it: status, reviewers and report pointing into the findings, corrections."""
+    """An engine answer as answerpack._Tables packs it: status, reviewers and report pointing into the findings, corrections."""
     if type(e) is not tuple or len(e) != 4:
         return False
     status, reviewers, corrections, report = e

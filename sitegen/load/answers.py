@@ -14,12 +14,12 @@ from sitegen.core.errors import Diagnostic
 from sitegen.core.errors import did_you_mean as _hint
 from sitegen.core.workers import ordered_map
 from sitegen.load.answercache import CheckedAnswers
+from sitegen.load.answerpack import PackedRun, RawAnswer, pack_answers
 from sitegen.load.jsonread import JsonText, NotStreamable, read_json_text
 from sitegen.load.reading import Collector, read_file
 from sitegen.load.repeats import Repeat, Repeats
 from sitegen.load.schema import checked_items, repeats_of
-from sitegen.load.spool import AnswerSpool, PackedRun, RawAnswer, pack_answers
-
+from sitegen.load.spool import AnswerSpool
 
 _KINDS = {m.FLAW: m.FLAW, m.STRENGTH: m.STRENGTH}
 _LEADING = ("run", "case_version", "repetition")  # the members that say which answer a line is; the rest repeats

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import marshal
 import zlib
-from itertools import count
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict
 from contextlib import nullcontext
-from dataclasses import dataclass
-from functools import partial
 from types import MappingProxyType
-from typing import Callable, ContextManager, Iterable, Iterator, Mapping, NamedTuple
+from typing import Callable, ContextManager, Iterable, Iterator, Mapping
 
 from sitegen.core import model as m
+from sitegen.load.answerpack import PackedRun, RawAnswer, pack_answers, unpack_run, unpack_statuses
 
 Key = tuple[str, str, int]  # (run, case version, repetition)
 
@@ -111,150 +110,20 @@ class AnswerSpool(Mapping[Key, m.Answer]):
         """Each of a run's answers' status and its rerun's (None without one) by (case version, repetition), read from the
         packed tables without unpacking the answers: all a run's grid shows of them (at 10,000 case versions a run's
         answers unpacked take about 30 MiB in each process rendering run pages)."""
-        found = {}
-        for pack in self._packs.get(run, ()):
-            _, engines, rows = marshal.loads(zlib.decompress(pack))
-            status = [engine[0] for engine in engines] + [None]  # as _Unpacker.engines: row index -1 is None
-            for case_version, repetition, answer, rerun, _ in rows:
-                found[(case_version, repetition)] = (status[answer], status[rerun])
-        return found
+        return unpack_statuses(self._packs.get(run, []))
 
     def _run(self, run: str) -> dict[tuple[str, int], m.Answer]:
         return self._unpacked.get(run, self._unpack)
 
     def _unpack(self, run: str) -> dict[tuple[str, int], m.Answer]:
-        unpacked = {}
-        packs = self._packs[run]
-        unpacker = _Unpacker(len(packs))
-        answer_of = _new_answer
-        for pack in packs:
-            findings, engines, rows = marshal.loads(zlib.decompress(pack))
-            engine = unpacker.engines(findings, engines)
-            for case_version, repetition, answer, rerun, source in rows:
-                unpacked[(case_version, repetition)] = answer_of((run, case_version, repetition, engine[answer], engine[rerun], source))
-        return unpacked
-
-
-class RawAnswer(NamedTuple):
-    """An answer as the loader reads it, its engine answers already in the packed form `_Tables` writes.
-
-    An engine answer is (status, ((reviewer id, (finding, ...)), ...), ((finding, before, after), ...), (finding, ...) or
-    None), a finding the tuple of m.Finding's fields in order: the loader packs what it checked, never building objects
-    that packing would only take apart again.
-    """
-
-    run: str
-    case_version: str
-    repetition: int
-    answer: tuple
-    rerun: tuple | None
-    source: str
-
-
-@dataclass(frozen=True)
-class PackedRun:
-    """One run's answers from one records file, packed: small and cheap to send from a worker, unlike the answers."""
-
-    run: str
-    keys: tuple[tuple[str, int, str], ...]  # (case version, repetition, records file), in the file's order
-    blob: bytes
-
-
-def pack_answers(answers: Iterable[m.Answer | RawAnswer]) -> tuple[PackedRun, ...]:
-    """Answers grouped by run in order of first appearance, each run's packed into one blob."""
-    by_run: dict[str, list[m.Answer]] = {}
-    for answer in answers:
-        by_run.setdefault(answer.run, []).append(answer)
-    return tuple(PackedRun(run, tuple((a.case_version, a.repetition, a.source) for a in items),
-                           zlib.compress(marshal.dumps(_Tables().pack(items)), 1))
-                 for run, items in by_run.items())
-
-
-class _Tables:
-    """Packs answers as two tables, each distinct finding and engine answer once, and rows that point into them.
-
-    An engine often repeats itself across repetitions and in its rerun. Finding the repeats here, once, while packing,
-    spares every later unpacking (scoring, verifying, rendering) from hashing whole answers to find them again.
-    """
-
-    def __init__(self):
-        # each new value gets the next number as it is first looked up, in C: the index setdefault(t, len(table)) gives
-        self._findings: dict[tuple, int] = defaultdict(count().__next__)
-        self._engines: dict[tuple, int] = defaultdict(count().__next__)
-
-    def pack(self, answers: list[m.Answer | RawAnswer]) -> tuple:
-        rows = tuple((a.case_version, a.repetition, self._engine(a.answer), self._engine(a.rerun), a.source) for a in answers)
-        return tuple(self._findings), tuple(self._engines), rows
-
-    def _engine(self, e: m.EngineAnswer | tuple | None) -> int:
-        if e is None:
-            return -1  # the last entry of the unpacked engines, which is None
-        status, reviewers, corrections, report = e if type(e) is tuple else _raw_engine(e)
-        finding = self._findings.__getitem__
-        t = (status, tuple([(rid, tuple(map(finding, found))) for rid, found in reviewers]), corrections,
-             None if report is None else tuple(map(finding, report)))
-        return self._engines[t]
-
-
-def _raw_engine(e: m.EngineAnswer) -> tuple:
-    """An engine answer made elsewhere than the loader (a test, a factory) in RawAnswer's form."""
-    def raw(f: m.Finding) -> tuple:
-        return (f.id, f.kind, f.rule, f.supporting_rules, f.missing, f.quote, f.location, f.wording, f.trace)
-
-    return (e.status, tuple((r.id, tuple(map(raw, r.findings))) for r in e.reviewers),
-            tuple((c.finding, c.before, c.after) for c in e.quote_corrections),
-            None if e.report is None else tuple(map(raw, e.report)))
-
-
-class _Unpacker:
-    """Unpacks one run's tables, each distinct answer and finding once: equal packed values give the very same object.
-
-    The values are frozen, so sharing them is invisible, saves building them again, and makes comparing repeated
-    answers a matter of identity. Within one records file the tables already say what repeats; across the files of
-    one run, findings are matched by their values and answers by the findings they hold.
-    """
-
-    def __init__(self, files: int):
-        self._shared = files > 1  # only then can two files hold the same answer
-        self._findings: dict[tuple, m.Finding] = {}
-        self._engines: dict[tuple, m.EngineAnswer] = {}
-
-    def engines(self, findings: tuple[tuple, ...], engines: tuple[tuple, ...]) -> list[m.EngineAnswer | None]:
-        """The engine answers of one file's tables, in table order, then None (which row index -1 gives)."""
-        shared, known = self._shared, self._findings
-        finding = [known.get(t) or known.setdefault(t, _new_finding(t)) for t in findings] if shared else list(map(_new_finding, findings))
-        out: list[m.EngineAnswer | None] = []
-        for status, reviewers, corrections, report in engines:
-            engine = _new_engine((
-                status,
-                tuple([_new_reviewer((rid, tuple([finding[i] for i in found]))) for rid, found in reviewers]),
-                tuple(map(_new_correction, corrections)) if corrections else (),
-                None if report is None else tuple([finding[i] for i in report]),
-            ))
-            out.append(self._engines.setdefault(_identity(engine), engine) if shared else engine)
-        out.append(None)
-        return out
-
-
-# the model's named tuples made from their fields in order by tuple's own constructor, skipping each one's Python-level
-# __new__ (the packed tables hold every field, in the order the asserts below check)
-_new = tuple.__new__
-_new_finding, _new_engine, _new_answer = partial(_new, m.Finding), partial(_new, m.EngineAnswer), partial(_new, m.Answer)
-_new_reviewer, _new_correction = partial(_new, m.Reviewer), partial(_new, m.QuoteCorrection)
-assert m.Finding._fields == ("id", "kind", "rule", "supporting_rules", "missing", "quote", "location", "wording", "trace")
-assert m.EngineAnswer._fields == ("status", "reviewers", "quote_corrections", "report")
-assert m.Answer._fields == ("run", "case_version", "repetition", "answer", "rerun", "source")
-assert m.Reviewer._fields == ("id", "findings") and m.QuoteCorrection._fields == ("finding", "before", "after")
-
-
-def _identity(e: m.EngineAnswer) -> tuple:
-    # findings are shared by value, so equal answers hold the very same findings: their ids stand for them
-    return (e.status, tuple((r.id, tuple(map(id, r.findings))) for r in e.reviewers), e.quote_corrections,
-            None if e.report is None else tuple(map(id, e.report)))
+        return unpack_run(run, self._packs[run])
 
 
 class ResultSpool(Mapping[str, m.RunResult]):
-    """Run results mapped by run id like a dict, packed the same way: at scale one run's results hold 30,000 case entries."""
+    """Run results mapped by run id like a dict, packed the same way: at scale one run's results hold 30,000 case entries.
+
+    A result's seal is packed apart from the rest, so a spool for pages (without_seals) never unpacks it.
+    """
 
     def __init__(self, keep: int = 2, *, unpacking: Callable[[], ContextManager] = nullcontext):
         self._packs: dict[str, bytes] = {}
@@ -262,9 +131,11 @@ class ResultSpool(Mapping[str, m.RunResult]):
         self._prints: dict[str, object] = {}
         self._digests: dict[str, str] = {}  # digest(run), once taken or kept with the pack
         self._unpacked = _Unpacked(keep, unpacking)
+        self._sealed = True  # results unpacked with their seals (False: without_seals)
 
     def add(self, result: m.RunResult) -> None:
-        self._packs[result.run] = zlib.compress(marshal.dumps(_pack_result(result)), 1)
+        body, seal = _pack_result(result)
+        self._packs[result.run] = marshal.dumps((_compress(body), None if seal is None else _compress(seal)))
         self._heads[result.run] = (result.outcome, result.measures)
         self._prints.pop(result.run, None)
         self._digests.pop(result.run, None)
@@ -329,15 +200,26 @@ class ResultSpool(Mapping[str, m.RunResult]):
         """The SHA-256 of a run's result in a form that depends on its values alone (marshal version 0 shares nothing,
         so which strings happen to be interned, or referred to twice, does not change it); taken once per run."""
         if run not in self._digests:
-            self._digests[run] = hashlib.sha256(marshal.dumps(marshal.loads(zlib.decompress(self._packs[run])), 0)).hexdigest()
+            body, seal = _unpack_parts(self._packs[run], sealed=True)
+            self._digests[run] = hashlib.sha256(marshal.dumps((*body, seal), 0)).hexdigest()
         return self._digests[run]
+
+    def without_seals(self) -> ResultSpool:
+        """The same results, each unpacked with no seal (None): what pages read (a run page says whether a run is sealed
+        from the site's facts). A seal holds a digest per answer (about 10 MiB a run at 10,000 case versions) that only
+        the checks compare."""
+        spool = ResultSpool(self._unpacked.keep, unpacking=self._unpacked.unpacking)
+        spool._packs, spool._heads, spool._prints, spool._digests = (dict(self._packs), dict(self._heads), dict(self._prints),
+                                                                     dict(self._digests))
+        spool._sealed = False
+        return spool
 
     def head(self, run: str) -> tuple[str, tuple[m.MeasureResult, ...]]:
         """A run's outcome and measures, kept unpacked: a summary line needs no more."""
         return self._heads[run]
 
     def __getitem__(self, run: str) -> m.RunResult:
-        return self._unpacked.get(run, lambda r: _unpack_result(marshal.loads(zlib.decompress(self._packs[r]))))
+        return self._unpacked.get(run, lambda r: _unpack_result(*_unpack_parts(self._packs[r], sealed=self._sealed)))
 
     def __contains__(self, run: object) -> bool:
         return run in self._packs
@@ -349,21 +231,39 @@ class ResultSpool(Mapping[str, m.RunResult]):
         return len(self._packs)
 
 
-def _pack_result(r: m.RunResult) -> tuple:
-    return (r.run, r.scorer_version, r.matching_method, r.outcome,
-            tuple((x.measure, x.state, x.passed, x.observed, x.failed, x.pending, x.dismissed) for x in r.measures),
-            tuple((c.case_version, c.repetition, c.state, dict(c.measures)) for c in r.cases),
-            tuple((o.measure, o.case_version, o.repetition, o.stage, o.subject, o.result, o.reason, o.detail) for o in r.observations),
+def _pack_result(r: m.RunResult) -> tuple[tuple, tuple | None]:
+    """A result as plain values: all but its seal, and its seal (None when it has none)."""
+    return ((r.run, r.scorer_version, r.matching_method, r.outcome,
+             tuple((x.measure, x.state, x.passed, x.observed, x.failed, x.pending, x.dismissed) for x in r.measures),
+             tuple((c.case_version, c.repetition, c.state, dict(c.measures)) for c in r.cases),
+             tuple((o.measure, o.case_version, o.repetition, o.stage, o.subject, o.result, o.reason, o.detail) for o in r.observations)),
             None if r.seal is None else (dict(r.seal.run), r.seal.setup_fingerprint,
                                          {k: dict(v) for k, v in r.seal.case_versions.items()}, dict(r.seal.pairs),
                                          {k: dict(v) for k, v in r.seal.answers.items()}))
 
 
-def _unpack_result(t: tuple) -> m.RunResult:
-    run, version, method, outcome, measures, cases, observations, seal = t
+def _compress(values: tuple) -> bytes:
+    return zlib.compress(marshal.dumps(values), 1)
+
+
+def _unpack_parts(pack: bytes, *, sealed: bool) -> tuple[tuple, tuple | None]:
+    """What _pack_result gave, from a pack; the seal None unless `sealed` (then it is not even decompressed)."""
+    body, seal = marshal.loads(pack)
+    return marshal.loads(zlib.decompress(body)), (marshal.loads(zlib.decompress(seal)) if sealed and seal is not None else None)
+
+
+def _unpack_result(body: tuple, seal: tuple | None) -> m.RunResult:
+    run, version, method, outcome, measures, cases, observations = body
     return m.RunResult(run, version, method, outcome, tuple(m.MeasureResult(*x) for x in measures),
                        tuple(map(m.CaseResult._make, cases)), tuple(map(m.Observation._make, observations)),
                        None if seal is None else m.Seal(*seal))
+
+
+def without_seals(results: Mapping[str, m.RunResult]) -> Mapping[str, m.RunResult]:
+    """The results with no seals, for pages: a spool's without_seals, or a plain mapping's results copied without."""
+    if isinstance(results, ResultSpool):
+        return results.without_seals()
+    return {run: dataclasses.replace(result, seal=None) for run, result in results.items()}
 
 
 def release(spool: Mapping, run: str) -> None:

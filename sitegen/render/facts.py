@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Mapping
+from typing import Collection, Mapping
 
 from sitegen.changelog.changes import ASSESSMENT, SCORER, SETUP, SUITE, Changelog, changed_runs, derived_anchor
 from sitegen.core.model import CRASHED_STATE, Records, Run, RunResult
@@ -27,6 +27,7 @@ class RunView:
     merge: bool
     older_scorer: bool
     changes: tuple[ChangeMark, ...]
+    sealed: bool = False  # its results entry records the digests of its inputs (pages read results without seals)
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,9 @@ CHART_BASELINE = 66
 CHART_ROWS_BELOW = 32  # the state's shape, then its symbol
 
 
-def site_facts(records: Records, headlines: Mapping[str, RunResult], published: tuple[Run, ...], changelog: Changelog | None) -> SiteFacts:
+def site_facts(records: Records, headlines: Mapping[str, RunResult], published: tuple[Run, ...], changelog: Changelog | None,
+               sealed: Collection[str] = ()) -> SiteFacts:
+    """What the overview and every run page show of the runs; `sealed` names the runs whose results carry a seal."""
     scored = [h.scorer_version for h in headlines.values()]
     latest = max(scored) if scored else None
     oldest_first = tuple(reversed(published))
@@ -97,6 +100,7 @@ def site_facts(records: Records, headlines: Mapping[str, RunResult], published: 
             merge=bool(setup and setup.merge),
             older_scorer=bool(result and latest is not None and result.scorer_version < latest),
             changes=marks.get(run.id, ()),
+            sealed=run.id in sealed,
         )
     charts = tuple(_chart(measure, oldest_first, headlines, marks) for measure in MEASURES)
     return SiteFacts(runs=tuple(views[r.id] for r in published), run_views=views, charts=charts, latest_scorer=latest)
@@ -195,12 +199,15 @@ def _chart(measure: str, runs: tuple[Run, ...], results: Mapping[str, RunResult]
 
 
 def run_summaries(results: Mapping[str, RunResult], published: tuple[Run, ...]):
-    """Per run, its headline (headline) and its state per (case version, repetition): all the overview and the case
-    pages need of every run, small enough to keep, read with each run's results unpacked once."""
+    """Per run, its headline (headline) and its state per (case version, repetition), and the runs sealed: all the
+    overview and the case pages need of every run, small enough to keep, read with each run's results unpacked once."""
     headlines: dict[str, RunResult] = {}
     states: dict[str, Mapping[tuple[str, int], str]] = {}
+    sealed = set()
     for run_id, result in each_run(results, [run.id for run in published]):  # the pages come back to each run in turn
         if result is not None:
             headlines[run_id] = headline(result)
+            if result.seal is not None:
+                sealed.add(run_id)
         states[run_id] = {(c.case_version, c.repetition): c.state for c in result.cases} if result is not None else {}
-    return headlines, states
+    return headlines, states, frozenset(sealed)

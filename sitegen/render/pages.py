@@ -11,6 +11,7 @@ from sitegen.changelog.changes import Changelog
 from sitegen.core.fingerprint import MARK, SHELL
 from sitegen.core.model import InMemoryFile, Records, RunResult, SourceFile
 from sitegen.core.workers import ordered_map
+from sitegen.load.spool import without_seals
 from sitegen.render.cases import Verdicts, pairs_by_case
 from sitegen.render.environment import Detail, Page, Renderer
 from sitegen.render.facts import run_summaries, site_facts, uncompared_runs
@@ -91,8 +92,8 @@ def iter_pages(
     )
     published = tuple(sorted(records.published_runs, key=lambda r: (r.date, r.id), reverse=True))
     content_root = content_dir or templates / "content"
-    headlines, states = run_summaries(results, published)
-    site = site_facts(records, headlines, published, changelog)
+    headlines, states, sealed = run_summaries(results, published)
+    site = site_facts(records, headlines, published, changelog, sealed)
     runs_by = runs_by_case(records, published)
     detail = Detail(runs_by, detail_runs)
     renderers = {lang: Renderer(lang, catalogs[lang], templates=templates, config=config, languages=languages, build_date=build_date,
@@ -132,7 +133,7 @@ def iter_pages(
     outcomes = {run_id: headline.outcome for run_id, headline in headlines.items()}
     # without the verifying pass's comparisons, a page cannot tell which runs it compared: it says nothing of either
     uncompared = uncompared_runs(records, outcomes, comparisons, changelog) if comparisons is not None else {}
-    job = PageJob(records, results, verdicts, renderers, languages, runs_by, states, outcomes,
+    job = PageJob(records, without_seals(results), verdicts, renderers, languages, runs_by, states, outcomes,
                   common, comparisons or {}, write, pairs, reasons or {},
                   cache=cache, salt=salt, detail=detail, held=held or {}, shared=shared, uncompared=uncompared)
     tasks = [("shared", None, (part,)) for part in (*languages, "")] + page_tasks(case_ids, published, runs_by, detail)
