@@ -327,6 +327,41 @@ def test_a_spool_without_seals_keeps_everything_else_and_the_digests():
     assert all(plain[run] == bare[run] for run in results)
 
 
+def test_a_memo_with_a_limit_keeps_that_many_and_gives_the_same_values():
+    from sitegen.render.environment import Memo
+
+    made = []
+    memo = Memo(lambda key: made.append(key) or f"<{key}>", limit=3)
+    assert [memo[k] for k in (1, 2, 1, 3, 4, 5, 4, 1)] == ["<1>", "<2>", "<1>", "<3>", "<4>", "<5>", "<4>", "<1>"]
+    assert sorted(memo) == [1, 2, 3] and made == [1, 2, 3, 4, 5, 4]  # the first three kept, the others made each time
+    unlimited = Memo(str)
+    assert [unlimited[k] for k in range(10)] == [str(k) for k in range(10)] and len(unlimited) == 10
+
+
+def test_a_rendering_process_keeps_a_bounded_number_of_count_tables(monkeypatch):
+    """A case's table of counts is memoized per distinct table, and there are about as many as pages: a process
+    rendering page after page keeps at most COUNTS_KEPT of them per language, and the pages are the same bytes."""
+    from sitegen.build import check_records, render_site
+    from sitegen.render import environment
+
+    checked = check_records(RECORDS)
+    whole = {page.path: page.data for page in render_site(checked)[0]}
+    memos = []
+    made = environment.Words.__init__
+
+    def words(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        memos.append(self.counts)
+
+    monkeypatch.setattr(environment.Words, "__init__", words)
+    monkeypatch.setattr(environment, "COUNTS_KEPT", 2)
+    bounded = {page.path: page.data for page in render_site(checked)[0]}
+    assert bounded == whole
+    assert memos and all(memo.limit == 2 and len(memo) <= 2 for memo in memos)
+    tables = sum(1 for path in whole if path.count("/") == 4 and not path.endswith("index.html"))  # case-run pages
+    assert tables > 2 * len(memos), "more tables than the memos may keep"
+
+
 def test_garbage_in_a_cycle_is_not_frozen_with_what_is_unpacked():
     """Objects frozen out of the collector's sight are never collected: cyclic garbage left before unpacking a run (a
     page's data, say) must be collected then, not frozen with the run for the rest of the process."""

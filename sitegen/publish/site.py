@@ -24,7 +24,7 @@ MARKER = ".sitegen-site"
 MARKER_TEXT = b"This folder is a site built by sitegen; the next sitegen build replaces it whole.\n"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # the main process keeps one per file written: 228,000 at 10,000 case versions
 class SiteFile:
     path: str  # POSIX, relative to the site root
     size: int

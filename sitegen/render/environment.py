@@ -211,14 +211,20 @@ class _RememberedTranslations:
 
 
 class Memo(dict):
-    """A macro's output per argument, rendered on first use: labels repeat on every page, their wording never varies."""
+    """A macro's output per argument, rendered on first use: labels repeat on every page, their wording never varies.
 
-    def __init__(self, macro: Callable[..., Any]):
+    With `limit`, only the first `limit` arguments are kept (others are rendered each time): for a macro whose arguments
+    are as many as the pages (a case's table of counts), so that a process rendering page after page does not grow."""
+
+    def __init__(self, macro: Callable[..., Any], limit: int | None = None):
         super().__init__()
         self.macro = macro
+        self.limit = limit
 
     def __missing__(self, key: Any) -> Any:
-        value = self[key] = self.macro(key)
+        value = self.macro(key)
+        if self.limit is None or len(self) < self.limit:
+            self[key] = value
         return value
 
 
@@ -233,6 +239,9 @@ def _reason_word(gettext: Callable[[str], Markup], code: str) -> Markup:
     if code in REASON_WORDS:
         return gettext(REASON_WORDS[code])
     return Markup("<code>{}</code>").format(code) if code else Markup("–")
+
+
+COUNTS_KEPT = 2000  # distinct tables of counts kept per language and process (about 1.5 KB each)
 
 
 class Words:
@@ -274,8 +283,9 @@ class Words:
         self.outcome = Memo(macros.outcome_word)
         self.count = Memo(macros.count_word)
         self.number = Memo(made["fmt"].number)
-        # one per distinct table of counts (passing cases repeat theirs), its labels and cells memoized too
-        self.counts = Memo(lambda counts: macros.counts_table(counts, self.passed_of))
+        # one per distinct table of counts (passing cases repeat theirs, and come early), its labels and cells memoized
+        # too; at 10,000 case versions, kept without a limit, the tables grew each rendering process by about 14 MiB a run
+        self.counts = Memo(lambda counts: macros.counts_table(counts, self.passed_of), limit=COUNTS_KEPT)
         self.passed_of = Memo(macros.passed_of)
         self.matched_lead = Memo(lambda key: macros.matched_lead(*key))
 
