@@ -223,3 +223,28 @@ def test_workers_end_when_their_parent_is_killed(mode):
     while not all(map(_ended, workers)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert all(map(_ended, workers)), f"workers {workers} still running after their parent was killed"
+
+
+def _deaf_to_sigterm(context, task: int) -> int:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # as a worker is when SIGTERM reached it right after its fork (lost)
+    return task
+
+
+def test_workers_that_miss_sigterm_still_end_when_the_consumer_stops():
+    """Stopping early (a build told to stop, an error while writing) terminates the workers and waits for them: one that
+    missed its SIGTERM must end all the same once idle, not leave its parent waiting for ever."""
+    def too_long(signum, frame):  # not an OSError, which waiting for a process takes for "not created yet"
+        raise AssertionError("the consumer waited for a worker that never ended")
+
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(30)
+    try:
+        results = ordered_map(_deaf_to_sigterm, range(8), jobs=2, context=None)
+        assert next(results) == 0
+        results.close()  # as a consumer stopped by an exception does
+        assert multiprocessing.active_children() == []
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        for child in multiprocessing.active_children():
+            child.kill()

@@ -97,6 +97,9 @@ def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jo
                 conn.send(None)
             else:
                 process.terminate()
+                # and its pipe closed, so a worker waiting for a task reads its end even when the SIGTERM was lost: one
+                # that reaches a process in the first moments after its fork is dropped there, and it would wait for ever
+                conn.close()
         for process, conn in workers:
             process.join()
             conn.close()
