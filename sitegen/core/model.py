@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping, NamedTuple
 
 from sitegen.core.files import InMemoryFile, SourceFile  # noqa: F401 (part of the model: m.SourceFile, m.InMemoryFile)
@@ -348,6 +348,10 @@ class RunResult:
     cases: tuple[CaseResult, ...]
     observations: tuple[Observation, ...]
     seal: Seal | None = None  # None: recorded before sealing, or not sealed yet (`sitegen score --seal`)
+
+    def headline(self) -> RunResult:
+        """Its outcome and measures alone (no cases, observations or seal): what is kept of every run at once."""
+        return replace(self, cases=(), observations=(), seal=None)
 
 
 # --- how each finding of one stage fared, for case pages and `sitegen explain` ---

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -23,14 +22,14 @@ class ExportContext:
     results: Mapping[str, m.RunResult]  # a run is unpacked each time it is read: read whole once, for the case table
     catalogs: Mapping[str, Any]  # language -> compiled Translations, for the names and descriptions in every language
     downloads: Published  # the published records files, as (name under downloads/, file)
-    summaries: Mapping[str, m.RunResult]  # each published run's result without its cases, observations and seal
+    summaries: Mapping[str, m.RunResult]  # each published run's headline (RunResult.headline: no cases, observations, seal)
 
     @classmethod
     def of(cls, records: m.Records, results: Mapping[str, m.RunResult], catalogs: Mapping[str, Any],
            downloads: Published) -> "ExportContext":
         """The context, with every published run's summary taken in one pass over the results (each run unpacked once).
         No export reads a seal, and at 10,000 case versions a run's (a digest per answer) takes about 10 MiB."""
-        summaries = {run_id: dataclasses.replace(result, cases=(), observations=(), seal=None)
+        summaries = {run_id: result.headline()
                      for run_id, result in each_run(results, [run.id for run in records.published_runs])}
         return cls(records, results, catalogs, downloads, MappingProxyType(summaries))
 

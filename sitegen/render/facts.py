@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Collection, Mapping
 
 from sitegen.changelog.changes import ASSESSMENT, SCORER, SETUP, SUITE, Changelog, changed_runs, derived_anchor
@@ -22,7 +22,7 @@ class ChangeMark:
 @dataclass(frozen=True)
 class RunView:
     run: Run
-    result: RunResult | None  # on the overview, its headline only (see headline); the run page gets the whole result
+    result: RunResult | None  # on the overview, its headline only (RunResult.headline); the run page gets the whole result
     fingerprint: str
     merge: bool
     older_scorer: bool
@@ -165,11 +165,6 @@ def uncompared_runs(records: Records, outcomes: Mapping[str, str | None], compar
     return found
 
 
-def headline(result: RunResult) -> RunResult:
-    """A run's outcome and measures without its case results, observations and seal: all the overview and charts need."""
-    return replace(result, cases=(), observations=(), seal=None)
-
-
 def _chart(measure: str, runs: tuple[Run, ...], results: Mapping[str, RunResult], marks: Mapping[str, tuple[ChangeMark, ...]]) -> Chart:
     """Per run, the observations it did not pass on a scale from 0 to the most any run did not pass, so one miss in 177
     shows; its state by shape and symbol; a labelled break where the scorer or suite changed. No percentages."""
@@ -199,14 +194,14 @@ def _chart(measure: str, runs: tuple[Run, ...], results: Mapping[str, RunResult]
 
 
 def run_summaries(results: Mapping[str, RunResult], published: tuple[Run, ...]):
-    """Per run, its headline (headline) and its state per (case version, repetition), and the runs sealed: all the
+    """Per run, its headline (RunResult.headline) and its state per (case version, repetition), and the runs sealed: all the
     overview and the case pages need of every run, small enough to keep, read with each run's results unpacked once."""
     headlines: dict[str, RunResult] = {}
     states: dict[str, Mapping[tuple[str, int], str]] = {}
     sealed = set()
     for run_id, result in each_run(results, [run.id for run in published]):  # the pages come back to each run in turn
         if result is not None:
-            headlines[run_id] = headline(result)
+            headlines[run_id] = result.headline()  # all the overview and charts need
             if result.seal is not None:
                 sealed.add(run_id)
         states[run_id] = {(c.case_version, c.repetition): c.state for c in result.cases} if result is not None else {}
