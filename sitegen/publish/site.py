@@ -6,14 +6,14 @@ import hashlib
 import os
 import stat
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Iterator, Sequence
 
 from sitegen.core.errors import Diagnostic, OutFolderError, PublicationError, WriteError
 from sitegen.core.files import HeldFile, file_sha256
 from sitegen.core.model import InMemoryFile, SourceFile
 from sitegen.render.pages import Page
+from sitegen.publish.manifest import FileRows, SiteFile, SiteManifest
 from sitegen.publish.swap import locked_folder, remove_tree, staged_prefix, swap_in, sweep
 
 DOWNLOADS = "downloads"
@@ -22,31 +22,6 @@ SUMS = "SHA256SUMS"
 # replaces a folder only if it is empty or holds this file with these bytes. Not a page: not in the sitemap or SHA256SUMS.
 MARKER = ".sitegen-site"
 MARKER_TEXT = b"This folder is a site built by sitegen; the next sitegen build replaces it whole.\n"
-
-
-@dataclass(frozen=True, slots=True)  # the main process keeps one per file written: 228,000 at 10,000 case versions
-class SiteFile:
-    path: str  # POSIX, relative to the site root
-    size: int
-    sha256: str
-    key: str = ""  # the page cache's key the page was made under ("" for any other file): the next build's index
-    # (size, device, inode, modification time) of the file as its writer left it: the next build's index and the stamp are
-    # taken from these, not from listing the site again (None: not known, and the site is listed)
-    made: tuple[int, int, int, int] | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
-class SiteManifest:
-    """What was written, so the caller can report it and tests can check it without walking the folder."""
-
-    out_dir: str
-    files: tuple[SiteFile, ...]  # sorted by path
-
-    def file(self, path: str) -> SiteFile:
-        for item in self.files:
-            if item.path == path:
-                return item
-        raise KeyError(path)
 
 
 def check_out_dir(out_dir: Path, *, records_dir: Path | None = None, cwd: Path | None = None) -> Path:
@@ -337,12 +312,16 @@ def write_site(
             written.add(f"{DOWNLOADS}/{name}", file)
     written.add(f"{DOWNLOADS}/{SUMS}", sha256sums(downloads))
     written.add(MARKER, MARKER_TEXT)
+    files, twice = written.files.finish()
+    if twice:  # the build leaves no site; which bytes the staging folder holds at such a path does not matter
+        raise PublicationError([Diagnostic(path, None, None, None, "two files would be written to the same path", "site.duplicate-path")
+                                for path in twice])
     with writing(staged, "check the written downloads"):
-        _verify_downloads(staged, written.files, written.linked)
+        _verify_downloads(staged, files, written.linked)
     with writing(staged, "put the new site in place"):
         os.chmod(staged, 0o755)  # mkdtemp makes the folder private; a site is meant to be read
         swap_in(staged, check_out_dir(out_dir))
-    return SiteManifest(str(out_dir), tuple(sorted(written.files.values(), key=lambda f: f.path)))
+    return SiteManifest(str(out_dir), files)
 
 
 def sha256sums(downloads: Sequence[tuple[str, SourceFile | InMemoryFile]]) -> bytes:
@@ -351,35 +330,28 @@ def sha256sums(downloads: Sequence[tuple[str, SourceFile | InMemoryFile]]) -> by
 
 
 class _Writer:
-    """Writes files below one folder, refusing a path that leaves it or was written before."""
+    """Writes files below one folder and keeps what was written (FileRows: a path written twice is found when finished)."""
 
     def __init__(self, root: Path, previous: Path | None = None):
         self.write = PageWriter(root, previous)
-        self.files: dict[str, SiteFile] = {}
+        self.files = FileRows()
         self.linked: set[str] = set()  # paths linked to a previous file whose bytes were hashed just now
 
     def reuse(self, path: str, size: int, sha256: str) -> bool:
         """Link the previous site's file at `path` if it holds exactly these bytes (PageWriter.reuse); say whether it did."""
-        self._refuse_twice(path)
         found = self.write.reuse(path, size, sha256)
         if found is not None:
-            self.files[path] = found
+            self.files.add(found)
             self.linked.add(path)
         return found is not None
 
     def add(self, path: str, data: Any) -> None:
         """Write bytes, or a published file a piece at a time (PageWriter.copy: a records file may be hundreds of megabytes)."""
-        self._refuse_twice(path)  # before writing: the first file's bytes stay as they were
-        self.files[path] = self.write(Page(path, data)) if type(data) is bytes else self.write.copy(path, data)
+        self.files.add(self.write(Page(path, data)) if type(data) is bytes else self.write.copy(path, data))
 
     def check_off(self, item: SiteFile) -> None:
-        """Record a file written below the root elsewhere; a second one at a path is refused (and the build leaves no site)."""
-        self._refuse_twice(item.path)
-        self.files[item.path] = item
-
-    def _refuse_twice(self, path: str) -> None:
-        if path in self.files:
-            raise PublicationError([Diagnostic(path, None, None, None, "two files would be written to the same path", "site.duplicate-path")])
+        """Record a file written below the root elsewhere (by a PageWriter in a rendering process)."""
+        self.files.add(item)
 
 
 def _safe_path(path: str) -> bool:
@@ -390,11 +362,11 @@ def _safe_path(path: str) -> bool:
     return bool(parts) and not path.startswith("/") and "\\" not in path and all(p not in ("", ".", "..") for p in parts)
 
 
-def _verify_downloads(tmp: Path, files: Mapping[str, SiteFile], linked: Collection[str] = ()) -> None:
+def _verify_downloads(tmp: Path, files: Iterable[SiteFile], linked: Collection[str] = ()) -> None:
     """Read every download written back: the checksums the pages show were computed from these bytes before rendering (a
     linked one was hashed from the file it now is while it was linked)."""
-    problems = [Diagnostic(path, None, None, None, "the bytes on disk differ from the bytes rendered", "site.write-mismatch")
-                for path, item in sorted(files.items())
-                if path.startswith(f"{DOWNLOADS}/") and path not in linked and file_sha256(tmp / path) != item.sha256]
+    problems = [Diagnostic(item.path, None, None, None, "the bytes on disk differ from the bytes rendered", "site.write-mismatch")
+                for item in files
+                if item.path.startswith(f"{DOWNLOADS}/") and item.path not in linked and file_sha256(tmp / item.path) != item.sha256]
     if problems:
         raise PublicationError(problems)
