@@ -201,8 +201,41 @@ def test_two_worker_processes_build_the_same_bytes_as_one(tmp_path):
 
 
 
-def _killed_while_rendering(job, task):
-    os.kill(os.getpid(), signal.SIGKILL)  # as the system ends a worker when memory runs out
+def test_with_two_jobs_the_building_process_renders_short_tasks_beside_one_worker(tmp_path, monkeypatch):
+    """Every process forked from the building one ends up with its own copy of most of what it touches, so two jobs are
+    this process and one worker; this process takes only chunks of case versions (a long task here would leave the
+    worker without work), and the site is the same bytes as one process builds."""
+    import sitegen.render.pages as pages
+
+    records, noted = _generated(tmp_path / "records"), tmp_path / "noted"
+    original = pages.render_in_worker
+
+    def render(job, task):
+        with noted.open("a", encoding="utf-8") as out:
+            out.write(f"{os.getpid()} {task[0]}\n")
+        return original(job, task)
+
+    monkeypatch.setattr(pages, "render_in_worker", render)
+    build_site(records, tmp_path / "two", jobs=2)
+    rows = [line.split() for line in noted.read_text(encoding="utf-8").splitlines()]
+    here = {kind for pid, kind in rows if int(pid) == os.getpid()}
+    assert len({pid for pid, _ in rows}) == 2, "this process and one worker"
+    assert here and here <= {"case", "case-run"}, here
+    assert {"shared", "run"} <= {kind for pid, kind in rows if int(pid) != os.getpid()}
+    build_site(records, tmp_path / "one", jobs=1)
+    assert tree(tmp_path / "one") == tree(tmp_path / "two")
+
+
+def _killed_in_workers(original):
+    """Render as usual in this process (which renders short tasks too), and be killed in a worker, as the system ends one
+    when memory runs out."""
+    building = os.getpid()
+
+    def render(job, task):
+        if os.getpid() == building:
+            return original(job, task)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return render
 
 
 def test_a_worker_killed_while_rendering_is_one_line_and_the_previous_site_stays(tmp_path, capsys, monkeypatch):
@@ -212,7 +245,7 @@ def test_a_worker_killed_while_rendering_is_one_line_and_the_previous_site_stays
     assert main(["build", "-q", "--records", str(records), "--out", str(out), "--detail-runs", "1"]) == 0
     before = tree(out)
     capsys.readouterr()
-    monkeypatch.setattr(pages, "render_in_worker", _killed_while_rendering)
+    monkeypatch.setattr(pages, "render_in_worker", _killed_in_workers(pages.render_in_worker))
     code = main(["build", "-q", "--records", str(records), "--out", str(out), "--jobs", "2"])  # every run in detail: pages change
     outs, err = capsys.readouterr()
     assert code == 1 and outs == ""  # the worker may die before or after its task reached it: either is said
@@ -223,8 +256,13 @@ def test_a_worker_killed_while_rendering_is_one_line_and_the_previous_site_stays
 
 def _terminating_once(original, marker: Path):
     """A worker's task that first tells the build's main process to stop (SIGTERM, as a job's time limit or `kill` does),
-    once for the whole build, then does its work; it writes down its process id so the test can see it has ended."""
+    once for the whole build, then does its work; it writes down its process id so the test can see it has ended. The
+    building process, which renders short tasks too, only renders."""
+    building = os.getpid()
+
     def render(job, task):
+        if os.getpid() == building:
+            return original(job, task)
         with open(marker.with_suffix(".pids"), "a") as pids:
             print(os.getpid(), file=pids)
         try:
@@ -232,7 +270,7 @@ def _terminating_once(original, marker: Path):
         except FileExistsError:
             pass
         else:
-            os.kill(os.getppid(), signal.SIGTERM)
+            os.kill(building, signal.SIGTERM)
         return original(job, task)
     return render
 

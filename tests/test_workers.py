@@ -62,6 +62,17 @@ def test_with_here_the_caller_is_one_of_the_jobs():
     assert [g[:2] for g in alone] == [(n, n * n + 7) for n in range(5)] and {g[2] for g in alone} == {os.getpid()}
 
 
+def test_with_here_as_a_predicate_the_caller_takes_only_the_tasks_it_accepts():
+    """Long tasks go to the workers, short ones are also taken here when the workers are busy; order unchanged."""
+    got = list(ordered_map(_slow_square, range(60), jobs=2, context=3, here=lambda task: task % 3 != 0, ahead=8))
+    assert [g[:2] for g in got] == [(n, n * n + 3) for n in range(60)]
+    ours = {g[0] for g in got if g[2] == os.getpid()}
+    assert ours and all(n % 3 != 0 for n in ours), "only accepted tasks, and some of them, ran in this process"
+    assert len({g[2] for g in got}) == 2, "one worker forked for two jobs"
+    nowhere = list(ordered_map(_square, range(5), jobs=2, context=3, here=lambda task: False))
+    assert [g[:2] for g in nowhere] == [(n, n * n + 3) for n in range(5)] and os.getpid() not in {g[2] for g in nowhere}
+
+
 def _fail_here(parent: int, task: int) -> int:
     if task == 3 and os.getpid() == parent:
         raise ValueError("task 3 failed here")

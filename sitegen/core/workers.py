@@ -40,7 +40,7 @@ def _lost(process: Any, what: str) -> WorkerLost:
 
 
 def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jobs: int, context: Any,
-                ahead: int | None = None, here: bool = False) -> Iterator[Any]:
+                ahead: int | None = None, here: bool | Callable[[Any], bool] = False) -> Iterator[Any]:
     """function(context, task) for each task in `jobs` forked processes, yielded in task order.
 
     Each worker receives `context` as it was when the workers were forked: it is inherited, never pickled, and lives
@@ -51,6 +51,8 @@ def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jo
     With `here`, the calling process is one of the `jobs`: it forks one worker fewer and takes a task itself whenever
     every worker already has two in flight, so N processes do the work instead of N workers and an idle parent (each
     process forked from a large parent holds its own copy of the pages it touches: one process fewer is that much less).
+    `here` may instead say which tasks the calling process takes (a predicate): only short ones, when some are long,
+    since while it works on a task it feeds no worker, and a worker whose two tasks are done waits for it.
     """
     forks = jobs - 1 if here else jobs
     if forks < 1:
@@ -79,7 +81,7 @@ def ordered_map(function: Callable[[Any, Any], Any], tasks: Iterable[Any], *, jo
             if here:  # results already back free their workers: feed those before taking a task here
                 _take_ready(done, workers, in_flight, timeout=0)
             chosen = min(range(forks), key=in_flight.__getitem__)
-            if here and in_flight[chosen] >= 2:
+            if here and in_flight[chosen] >= 2 and (here is True or here(task)):
                 done[index] = _called(function, context, task)
             else:
                 try:

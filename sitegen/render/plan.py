@@ -19,6 +19,9 @@ from sitegen.score.reasons import ReasonSource
 
 CASE_CHUNK = 16  # case versions per task sent to a worker: large enough to amortise, small enough to stream
 RUN_TASK_PARTS = 8  # a large run's own pages (thousands of list pages) split over tasks, so no worker waits on one
+# tasks in flight per process: each hands back what writing its pages returned (a few hundred bytes a page), so many can
+# wait in order behind a long one while the building process renders short ones itself (short_task)
+AHEAD_PER_JOB = 8
 
 
 @dataclass(frozen=True)
@@ -304,6 +307,12 @@ def page_tasks(case_ids: Sequence[str], published: Sequence[Run], runs_by_case: 
         in_run = [cv_id for cv_id in case_ids if run in runs_by_case.get(cv_id, ()) and detail(cv_id, run.id)]
         tasks.extend(("case-run", run.id, in_run[i : i + CASE_CHUNK]) for i in range(0, len(in_run), CASE_CHUNK))
     return tasks
+
+
+def short_task(task: tuple[str, str | None, Sequence]) -> bool:
+    """Whether the building process takes `task` itself when the workers are busy (core/workers.ordered_map's `here`): a
+    chunk of case versions, not a part of a run's own pages or of the shared pages, which take many times longer."""
+    return task[0] in ("case", "case-run")
 
 
 def render_in_worker(job: PageJob, task: tuple[str, str | None, Sequence]) -> list[Any]:
