@@ -21,8 +21,10 @@ import sitegen.build
 import sitegen.publish.site
 from sitegen.build import build_site
 from sitegen.core.errors import OutFolderError, WriteError
+from sitegen.core.model import Run
 from sitegen.publish.croissant import CROISSANT
 from sitegen.publish.tables import CASE_TABLE, METADATA, measure_table
+from sitegen.render.plan import CASE_CHUNK, RUN_TASK_PARTS, page_tasks, short_task, spread
 from sitegen.score.measures.registry import MEASURES
 from sitegen.cli import main
 
@@ -224,6 +226,44 @@ def test_with_two_jobs_the_building_process_renders_short_tasks_beside_one_worke
     assert {"shared", "run"} <= {kind for pid, kind in rows if int(pid) != os.getpid()}
     build_site(records, tmp_path / "one", jobs=1)
     assert tree(tmp_path / "one") == tree(tmp_path / "two")
+
+
+def _run(run_id: str) -> Run:
+    return Run(run_id, "2026-01-01", "setup", "suite", 1, 7, "structured", 1, 1, 1, 1, "policy", "1.0", 3, True, "completed")
+
+
+def test_the_building_process_has_short_tasks_beside_every_long_one_and_a_runs_tasks_stay_together():
+    """Results come back in order, so a stretch of long tasks (a run's own pages; a run kept in summary only has nothing
+    else) leaves the building process, which takes short ones only, waiting for its worker: the case pages are shared out
+    between the runs and each run's long tasks spread among its short ones; a run's tasks stay together (its answers are
+    unpacked once), and every page is still rendered once."""
+    runs = [_run(f"run-{n}") for n in range(4)]
+    case_ids = [f"cv-{n:03}" for n in range(4 * RUN_TASK_PARTS * CASE_CHUNK + 3)]  # 33 chunks: 8 or 9 for each run
+    tasks = page_tasks(case_ids, runs, {cv: tuple(runs) for cv in case_ids}, detail=lambda cv, run: run == "run-3")
+    assert [cv for kind, _, chunk in tasks if kind == "case" for cv in chunk] == case_ids, "every case page once, in order"
+    assert [cv for kind, _, chunk in tasks if kind == "case-run" for cv in chunk] == case_ids, "only run-3 in detail"
+    assert [task for task in tasks if task[0] == "run"] == [("run", run.id, (part,)) for run in runs for part in range(RUN_TASK_PARTS)]
+    assert not [n for n in range(1, len(tasks)) if not short_task(tasks[n - 1]) and not short_task(tasks[n])], \
+        "no two long tasks in a row"
+    starts = []
+    for run in runs:
+        at = [n for n, (_, run_id, _) in enumerate(tasks) if run_id == run.id]
+        assert all(tasks[n][0] == "case" for n in range(at[0], at[-1] + 1) if n not in at), f"{run.id}'s tasks together"
+        starts.append(at[0])
+    shares = [sum(1 for task in tasks[start:end] if task[0] == "case") for start, end in zip(starts, starts[1:] + [len(tasks)])]
+    assert starts[0] == 0 and max(shares) - min(shares) <= 1, f"the case pages shared out evenly between the runs: {shares}"
+    assert page_tasks(case_ids, [], {}) == [("case", None, case_ids[i : i + CASE_CHUNK]) for i in range(0, len(case_ids), CASE_CHUNK)]
+
+
+@pytest.mark.parametrize("long, short", [(3, 10), (3, 2), (8, 8), (0, 5), (4, 0), (1, 1)])
+def test_spread_puts_each_long_task_ahead_of_an_even_share_of_the_short_ones(long, short):
+    tasks = spread([f"L{n}" for n in range(long)], [f"s{n}" for n in range(short)])
+    assert [t for t in tasks if t[0] == "L"] == [f"L{n}" for n in range(long)]
+    assert [t for t in tasks if t[0] == "s"] == [f"s{n}" for n in range(short)]
+    if long:
+        assert tasks[0] == "L0", "a long task first, so a worker starts on it while the short ones are taken"
+        stretches = [len(stretch) for stretch in "".join("|" if t[0] == "L" else "." for t in tasks).split("|")[1:]]
+        assert max(stretches) - min(stretches) <= 1, stretches
 
 
 def _killed_in_workers(original):

@@ -298,14 +298,30 @@ class _Made:
 
 def page_tasks(case_ids: Sequence[str], published: Sequence[Run], runs_by_case: Mapping[str, tuple[Run, ...]],
                detail: Callable[[str, str], bool] = lambda cv, run: True) -> list[tuple[str, str | None, Sequence]]:
-    """Case pages first, then run by run the run's own pages and its case pages (those `detail` keeps): a run's answers are
-    unpacked once."""
-    tasks: list[tuple[str, str | None, Sequence]] = [("case", None, case_ids[i : i + CASE_CHUNK])
-                                                      for i in range(0, len(case_ids), CASE_CHUNK)]
-    for run in published:
-        tasks.extend(("run", run.id, (part,)) for part in range(RUN_TASK_PARTS))
+    """Run by run the run's own pages and its case pages (those `detail` keeps), so a run's answers are unpacked once;
+    the case pages, which need no run unpacked, shared out evenly between the runs.
+
+    Within a run, its long tasks (the RUN_TASK_PARTS of its own pages) are spread among the short ones (short_task): the
+    building process takes short tasks while its worker renders a long one, and results are handed back in order, so a
+    stretch of long tasks, as a run kept in summary only (`--detail-runs`) has, would leave it waiting."""
+    case_chunks = [("case", None, case_ids[i : i + CASE_CHUNK]) for i in range(0, len(case_ids), CASE_CHUNK)]
+    tasks: list[tuple[str, str | None, Sequence]] = []
+    for number, run in enumerate(published):
         in_run = [cv_id for cv_id in case_ids if run in runs_by_case.get(cv_id, ()) and detail(cv_id, run.id)]
-        tasks.extend(("case-run", run.id, in_run[i : i + CASE_CHUNK]) for i in range(0, len(in_run), CASE_CHUNK))
+        short = case_chunks[len(case_chunks) * number // len(published) : len(case_chunks) * (number + 1) // len(published)]
+        short += [("case-run", run.id, in_run[i : i + CASE_CHUNK]) for i in range(0, len(in_run), CASE_CHUNK)]
+        tasks.extend(spread([("run", run.id, (part,)) for part in range(RUN_TASK_PARTS)], short))
+    return tasks if published else case_chunks
+
+
+def spread(long: Sequence[Any], short: Sequence[Any]) -> list[Any]:
+    """`long` evenly among `short`, in order, each long task ahead of its share of the short ones."""
+    if not long:
+        return list(short)
+    tasks: list[Any] = []
+    for number, task in enumerate(long):
+        tasks.append(task)
+        tasks.extend(short[len(short) * number // len(long) : len(short) * (number + 1) // len(long)])
     return tasks
 
 
