@@ -21,6 +21,7 @@ SMALL = ["--case-versions", "30", "--runs", "2"]
 
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the scripts import their sibling modules as a script would
 
+import bench_build_command  # noqa: E402
 import bench_load  # noqa: E402
 import bench_score_all  # noqa: E402
 import generate  # noqa: E402
@@ -356,6 +357,23 @@ def test_bench_score_all_reports_the_command_reproducing_every_run(tmp_path, cap
     assert figures["runs_reproduced"] == len(json.loads(before)["runs"]) > 0
     assert figures["cpu_seconds"] > 0 and figures["peak_rss_mib"] > 0
     assert (records / "results.json").read_bytes() == before
+
+
+def test_bench_build_command_times_the_command_line_with_the_options_given(capsys, tmp_path):
+    """benchmarks/bench_build_command.py runs `sitegen build` itself (what compare_commits.py alternates between commits
+    with --detail-runs) into a folder it removes; a folder without results.json is refused before anything runs."""
+    records = tmp_path / "records"
+    shutil.copytree(ROOT / "records", records)
+    before = {path: path.read_bytes() for path in sorted(records.rglob("*")) if path.is_file()}
+    assert bench_build_command.main([str(records), "--jobs", "1", "--detail-runs", "1"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    figures = json.loads(out[-1])
+    assert "--detail-runs 1" in out[0] and figures["detail_runs"] == 1 and figures["jobs"] == 1
+    assert figures["wall_seconds"] > 0 and figures["cpu_seconds"] > 0 and figures["peak_rss_mib"] > 0
+    assert {path: path.read_bytes() for path in sorted(records.rglob("*")) if path.is_file()} == before
+    (records / "results.json").unlink()
+    with pytest.raises(SystemExit, match="has no results.json"):
+        bench_build_command.main([str(records)])
 
 
 def test_peak_memory_sums_the_command_and_the_processes_it_forks(capsys, tmp_path):
