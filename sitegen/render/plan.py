@@ -207,7 +207,7 @@ class PageJob:
         work = [(lang, rest) for lang in self.languages for rest in names]
         return [self._cached(lang, rest, lambda lang=lang, rest=rest: text_key(self.salt, lang, rest, "run", token),
                              lambda lang=lang, rest=rest: self._run_page(run_id, lang, rest))
-                for lang, rest in work[len(work) * part // RUN_TASK_PARTS : len(work) * (part + 1) // RUN_TASK_PARTS]]
+                for lang, rest in share(work, part, RUN_TASK_PARTS)]
 
     def _own_pages(self, run_id: str, token: str) -> tuple[str, ...]:
         """The paths (in a language's folder) of a run's own pages, in order: from the cache when kept there and shaped as
@@ -308,8 +308,8 @@ def page_tasks(case_ids: Sequence[str], published: Sequence[Run], runs_by_case: 
     tasks: list[tuple[str, str | None, Sequence]] = []
     for number, run in enumerate(published):
         in_run = [cv_id for cv_id in case_ids if run in runs_by_case.get(cv_id, ()) and detail(cv_id, run.id)]
-        short = case_chunks[len(case_chunks) * number // len(published) : len(case_chunks) * (number + 1) // len(published)]
-        short += [("case-run", run.id, in_run[i : i + CASE_CHUNK]) for i in range(0, len(in_run), CASE_CHUNK)]
+        short = [*share(case_chunks, number, len(published)),
+                 *(("case-run", run.id, in_run[i : i + CASE_CHUNK]) for i in range(0, len(in_run), CASE_CHUNK))]
         tasks.extend(spread([("run", run.id, (part,)) for part in range(RUN_TASK_PARTS)], short))
     return tasks if published else case_chunks
 
@@ -321,8 +321,14 @@ def spread(long: Sequence[Any], short: Sequence[Any]) -> list[Any]:
     tasks: list[Any] = []
     for number, task in enumerate(long):
         tasks.append(task)
-        tasks.extend(short[len(short) * number // len(long) : len(short) * (number + 1) // len(long)])
+        tasks.extend(share(short, number, len(long)))
     return tasks
+
+
+def share(items: Sequence[Any], number: int, parts: int) -> Sequence[Any]:
+    """The `number`th of `parts` consecutive slices of `items`, their sizes differing by one at most: one rule for every
+    even split of the rendering work (a run's own pages, the case pages between the runs, short tasks between long ones)."""
+    return items[len(items) * number // parts : len(items) * (number + 1) // parts]
 
 
 def short_task(task: tuple[str, str | None, Sequence]) -> bool:
