@@ -99,7 +99,8 @@ def collapse(text: str) -> str:
 
 
 def doc_lines(document: str) -> list:
-    return document.split("\n")
+    """The document's lines, each its characters without its line break (a line feed, or a carriage return and line feed)."""
+    return [line[:-1] if line.endswith("\r") else line for line in document.split("\n")]
 
 
 def collapsed_with_lines(document: str):
@@ -149,18 +150,22 @@ def passage_span(document: str, passage: Passage) -> tuple:
         return passage.lines
     flat, owners = collapsed_with_lines(document)
     q = collapse(passage.quote)
-    places = occurrences(flat, q)
-    if len(places) != 1:
-        raise ValueError(f"key quote {passage.quote!r} stands {len(places)} times in the document")
-    at = places[0]
-    span = (owners[at], owners[at + len(q) - 1])
-    if passage.lines is not None and passage.lines != span:
-        raise ValueError("quote does not occupy exactly the passage's lines")
-    return span
+    spans = [(owners[at], owners[at + len(q) - 1]) for at in occurrences(flat, q)]
+    if passage.lines is not None:
+        # a quote standing several times says which place by its lines; it must occupy exactly those
+        if tuple(passage.lines) not in spans:
+            raise ValueError("quote does not occupy exactly the passage's lines")
+        return tuple(passage.lines)
+    if len(spans) != 1:
+        raise ValueError(f"key quote {passage.quote!r} stands {len(spans)} times in the document")
+    return spans[0]
 
 
-def evidence_match(document: str, passage: Optional[Passage], finding: Finding) -> Optional[str]:
-    """Condition 4: how the finding points at the passage (exact, contained, location, absent), or None."""
+def evidence_match(document: str, passage: Optional[Passage], finding: Finding, contained: bool = True) -> Optional[str]:
+    """Condition 4: how the finding points at the passage (exact, contained, location, absent), or None.
+
+    contained=False is scorer 5, which knew exact quotes only.
+    """
     if passage is None:
         # Decision: "quoting nothing" means neither a quote nor a location.
         if finding.quote is None and finding.location is None:
@@ -173,22 +178,23 @@ def evidence_match(document: str, passage: Optional[Passage], finding: Finding) 
         p = collapse(passage_text(document, passage))
         if q == p:
             kinds.append(EXACT)
-        elif span[0] == span[1]:
+        elif contained and span[0] == span[1]:
             line = collapse(doc_lines(document)[span[0] - 1])
             if p in q and q in line:
                 kinds.append(CONTAINED)
     if finding.location is not None and tuple(finding.location) == tuple(span):
         kinds.append(LOCATION)
-    # Reading: a finding with both a quote and a location points at the passage if either does; an exact
-    # quote is named before a location, a location before a contained quote (both exact and location are
-    # "exact" for the tie-break, a contained quote is not).
-    for kind in (EXACT, LOCATION, CONTAINED):
+    # Reading: a finding with both a quote and a location points at the passage if either does. The method
+    # does not say which kind such a match is; the quote is taken first (exact, then contained), the location
+    # after it, so a contained quote with the right location is a contained match, and ranks below exact ones.
+    # (First written as exact, location, contained; changed to the scorer's choice, which the text allows.)
+    for kind in (EXACT, CONTAINED, LOCATION):
         if kind in kinds:
             return kind
     return None
 
 
-def match(document: str, exp: Expected, finding: Finding) -> Optional[str]:
+def match(document: str, exp: Expected, finding: Finding, contained: bool = True) -> Optional[str]:
     """The four conditions; the match kind when all hold, else None."""
     if finding.kind != exp.kind:
         return None
@@ -196,7 +202,7 @@ def match(document: str, exp: Expected, finding: Finding) -> Optional[str]:
         return None
     if finding.missing != exp.missing:
         return None
-    return evidence_match(document, exp.passage, finding)
+    return evidence_match(document, exp.passage, finding, contained)
 
 
 def is_exact(kind: str) -> bool:
@@ -220,7 +226,7 @@ def all_assignments(n_findings: int, n_expected: int, can):
     yield from extend(0, frozenset())
 
 
-def choose(assignments: list, can, reading: str = "set-first") -> tuple:
+def choose(assignments: list, can, reading: str = "greedy") -> tuple:
     """The assignment the Decision chooses: most matches, then most exact ones, then earliest findings to earliest expected.
 
     Reading "set-first": the set of matched findings is chosen first (the earliest findings matched),
@@ -245,9 +251,10 @@ def choose(assignments: list, can, reading: str = "set-first") -> tuple:
     return min(assignments, key=order)
 
 
-def judge(document: str, key: list, prohibited: list, voluntary: list, findings: list, reading: str = "set-first") -> StageResult:
+def judge(document: str, key: list, prohibited: list, voluntary: list, findings: list, reading: str = "greedy",
+          contained: bool = True) -> StageResult:
     """Every finding's category, in the method's order, with the one-to-one assignment chosen by exhaustive search."""
-    can = [[match(document, exp, f) for exp in key] for f in findings]
+    can = [[match(document, exp, f, contained) for exp in key] for f in findings]
     chosen = choose(list(all_assignments(len(findings), len(key), can)), can, reading)
     taken = {e: i for i, e in enumerate(chosen) if e is not None}
     verdicts = []
@@ -260,12 +267,12 @@ def judge(document: str, key: list, prohibited: list, voluntary: list, findings:
         if dups:
             verdicts.append(Verdict(DUPLICATE, duplicate_of=dups))
             continue
-        prohibs = tuple(j for j, p in enumerate(prohibited) if match(document, p, f) is not None)
+        prohibs = tuple(j for j, p in enumerate(prohibited) if match(document, p, f, contained) is not None)
         if prohibs:
             verdicts.append(Verdict(PROHIBITED, prohibited=prohibs))
             continue
         if f.kind == "strength" and any(
-            v.rule == f.rule and (v.passage is None or evidence_match(document, v.passage, f) is not None)
+            v.rule == f.rule and (v.passage is None or evidence_match(document, v.passage, f, contained) is not None)
             for v in voluntary
         ):
             # Reading: a voluntary strength is told by kind and rule (and passage when the key gives one);
@@ -307,9 +314,12 @@ def prohibited_output(result: StageResult) -> bool:
 
 
 def quote_fidelity(document: str, findings: list) -> list:
-    """One observation per quote given: whether it stands verbatim in the document after collapsing."""
+    """One observation per quote given: whether it stands verbatim in the document after collapsing.
+
+    Reading: a quote of nothing but whitespace (collapsed to "" or one space) "cannot be checked", and fails.
+    """
     flat = collapse(document)
-    return [collapse(f.quote) in flat for f in findings if f.quote is not None]
+    return [collapse(f.quote) not in ("", " ") and collapse(f.quote) in flat for f in findings if f.quote is not None]
 
 
 def stability_signature(key: list, findings: list, result: StageResult) -> tuple:
