@@ -64,6 +64,24 @@ def test_a_prohibited_finding_identical_to_an_expected_one_is_a_record_error_wha
     assert line.endswith("[record.prohibited-is-expected]") and '"praise-fixed"' in line and '"checker-missing"' in line
 
 
+def test_in_a_crlf_document_a_passage_by_lines_is_the_same_span_as_the_quote_of_those_lines(tmp_path):
+    # METHOD.md: identical means the same passage however it is written; a line is its characters without its line
+    # break, so in a document with "\r\n" breaks the lines' carriage returns are not part of the passage
+    root = overlay(tmp_path, None)
+    cases = json.loads((root / "cases.json").read_text(encoding="utf-8"))
+    case = cases["case_versions"][0]
+    case["document"] = case["document"].replace("\n", "\r\n")
+    lines = case["document"].split("\r\n")
+    key = case["key"]
+    key["expected"][0]["passage"] = {"lines": [2, 2]}
+    key["prohibited"][0].update(kind="flaw", missing=True, passage={"quote": lines[1]})
+    (root / "cases.json").write_text(json.dumps(cases, ensure_ascii=False, indent=2), encoding="utf-8")
+    with pytest.raises(RecordsError) as caught:
+        load_records(root)
+    (line,) = caught.value.lines()
+    assert line.endswith("[record.prohibited-is-expected]") and '"praise-fixed"' in line and '"checker-missing"' in line
+
+
 # --- worker processes: the same records and the same problems as one process -----------------------
 
 REPOSITORY_RECORDS = Path(__file__).resolve().parent.parent / "records"

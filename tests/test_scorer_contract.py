@@ -198,11 +198,11 @@ def test_from_scorer_7_the_same_unexpected_finding_at_another_place_reads_alike(
     assert failed == [] and next(x for x in result.measures if x.measure == "INVARIANT_PAIRS").passed == 1
 
 
-# --- 5. found by the independent reading (test_oracle.py); FAILS NOW, until the scorer is fixed ---------------------
+# --- 5. found by the independent reading (test_oracle.py) ---------------------------------------------------------
 # METHOD.md: the collapsed text of a passage's line is "that line's characters without its line break", and a quote
 # "that reaches into the line break before or after the line ... does not stay on it". In a document with "\r\n" line
-# breaks the scorer takes a passage given by lines with its carriage return (collapsed to a trailing space): the line's
-# own text then misses, and a quote reaching into the line break is an exact match.
+# breaks the scorer took a passage given by lines with its carriage return (collapsed to a trailing space): the line's
+# own text then missed, and a quote reaching into the line break was an exact match.
 
 
 def test_a_passage_by_lines_in_a_crlf_document_is_the_lines_without_their_line_breaks():

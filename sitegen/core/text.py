@@ -107,5 +107,11 @@ class DocumentText:
             return None
         return max(self._original(at), origin), self._original(at + len(needle))
 
+    def lines(self) -> tuple[str, ...]:
+        """Each line's characters without its line break: a line ends at "\n", and a "\r" before it is part of the
+        break (a CRLF document), not of the line (METHOD.md: a line is "that line's characters without its line break")."""
+        return tuple(line[:-1] if line.endswith("\r") else line for line in self.document.split("\n"))
+
     def lines_text(self, first: int, last: int) -> str:
-        return "\n".join(self.document.split("\n")[first - 1 : last])
+        """The text of lines `first` to `last`: each without its line break, one "\n" between them."""
+        return "\n".join(self.lines()[first - 1 : last])

@@ -60,7 +60,7 @@ class PreparedCase:
     def line_text(self, line: int) -> str:
         """The collapsed text of one line of the document, its characters without its line break."""
         if self._line_texts is None:
-            self._line_texts = tuple(collapse(line[:-1] if line.endswith("\r") else line) for line in self.case_version.document.split("\n"))
+            self._line_texts = tuple(map(collapse, self.text.lines()))
         return self._line_texts[line - 1]
 
 
