@@ -194,9 +194,12 @@ def time_changed_only(records: Path, added: str, folder: Path, jobs: int, *, str
     checked = check_records(records, jobs=jobs)
     every = pages_module.page_tasks
 
-    def changed_tasks(*args, **kwargs):
-        return [task for task in every(*args, **kwargs)
-                if task[0] in ("case", "shared") or task[1] == added or (task[0] == "run" and not strict)]
+    def changed_tasks(case_ids, published, runs_by_case, detail=lambda cv, run: True):
+        # planned as the build plans its own tasks, from the pages wanted (not a full plan thinned out, which would leave
+        # long tasks without the short ones the building process takes between them): the case pages, the added run's
+        # case-run pages, and the runs' own pages (strictly, the added run's alone)
+        return every(case_ids, [run for run in published if run.id == added or not strict], runs_by_case,
+                     lambda cv, run: run == added and detail(cv, run))
 
     folder.mkdir(parents=True)
     pages_module.page_tasks = changed_tasks

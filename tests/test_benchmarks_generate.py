@@ -21,10 +21,12 @@ SMALL = ["--case-versions", "30", "--runs", "2"]
 
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the scripts import their sibling modules as a script would
 
+import bench_build  # noqa: E402
 import bench_build_command  # noqa: E402
 import bench_load  # noqa: E402
 import bench_score_all  # noqa: E402
 import generate  # noqa: E402
+from sitegen.cli import main as sitegen_main  # noqa: E402
 
 
 def run_generator(out: Path, args: list[str]) -> Path:
@@ -374,6 +376,26 @@ def test_bench_build_command_times_the_command_line_with_the_options_given(capsy
     (records / "results.json").unlink()
     with pytest.raises(SystemExit, match="has no results.json"):
         bench_build_command.main([str(records)])
+
+
+def test_changed_only_renders_the_pages_adding_a_run_changes_and_no_other(tmp_path):
+    """bench_build.time_changed_only, target 3's denominator: every page but the older runs' case-run pages (and, strictly,
+    their own pages too), no more and no fewer; the build's planner put back after, the folder removed."""
+    records = run_generator(tmp_path / "records", ["--case-versions", "12", "--runs", "3"])
+    assert sitegen_main(["score", "--all", "--records", str(records)]) == 0
+    full = tmp_path / "full"
+    pages, _, _ = bench_build.render_site(bench_build.check_records(records), jobs=1, write=bench_build.PageWriter(full))
+    everything = sum(1 for _ in pages)
+    older = [path.relative_to(full).as_posix() for path in full.rglob("*.html") if "run-003" not in path.as_posix()]
+    older_case_runs = [p for p in older if re.search(r"/cases/.+/run-00[12]\.html$", p)]
+    older_own = [p for p in older if re.search(r"/runs/run-00[12](\.html|/)", p)]
+    assert older_case_runs and older_own
+    every = bench_build.pages_module.page_tasks
+    _, wanted = bench_build.time_changed_only(records, "run-003", tmp_path / "changed", 1)
+    _, strictly = bench_build.time_changed_only(records, "run-003", tmp_path / "strict", 1, strict=True)
+    assert wanted == everything - len(older_case_runs)
+    assert strictly == wanted - len(older_own)
+    assert bench_build.pages_module.page_tasks is every and not (tmp_path / "changed").exists()
 
 
 def test_peak_memory_sums_the_command_and_the_processes_it_forks(capsys, tmp_path):
