@@ -301,6 +301,16 @@ def test_thresholds_out_of_range():
         "<stdin>:1: error: citation threshold -0.1 is outside [0, 1] [release.threshold-range]"]
 
 
+@pytest.mark.parametrize("digits", [5000, 100_000])
+def test_a_threshold_of_thousands_of_digits_is_read_exactly_not_a_traceback(digits):
+    # Python refuses to turn more than 4,300 digits into an int: the reading must not depend on that limit
+    long_in_range, long_too_big = "0." + "9" * digits, "1" + "0" * digits
+    data = parse_release_input(make_input(f"{long_in_range} 0 0", ONE_ANSWER, GOOD_RESULTS))
+    assert data.thresholds.correctness == 1 - Fraction(1, 10**digits)
+    assert diagnostics_of(make_input(f"0 {long_too_big} 0", ONE_ANSWER, GOOD_RESULTS)) == [
+        f"<stdin>:1: error: citation threshold {long_too_big} is outside [0, 1] [release.threshold-range]"]
+
+
 def test_second_thresholds_line():
     text = make_input("0 0 0", [*ONE_ANSWER, "THRESHOLDS 1 1 1"], GOOD_RESULTS)
     assert diagnostics_of(text) == [

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 
 from sitegen.core.errors import Diagnostic, DiagnosticsError
@@ -224,7 +225,7 @@ def _parse_thresholds(number: int, line: str, *, problems: _Collector) -> Thresh
             problems.add("threshold-number", f'{name} threshold "{field}" is not a decimal number such as 0.6',
                          line=number)
             continue
-        value = Fraction(field)
+        value = Fraction(Decimal(field))  # exact, and not bound by int()'s limit of 4,300 digits as Fraction(str) is
         if not 0 <= value <= 1:
             problems.add("threshold-range", f"{name} threshold {field} is outside [0, 1]", line=number)
             continue
