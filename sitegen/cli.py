@@ -22,7 +22,7 @@ from sitegen.load.setups import fingerprint_line, setup_fingerprints
 from sitegen.loading import load_phase
 from sitegen.score.comparison import compare_runs, format_comparison
 from sitegen.score.explanation import explain_case
-from sitegen.score.release import decide_release, format_release, parse_release_input
+from sitegen.score.release import decide_release, decode_release_input, format_release, parse_release_input
 from sitegen.score.verify import score_into_record
 
 DEFAULT_RECORDS = "records"
@@ -325,12 +325,12 @@ def _fingerprint(args) -> int:
 def _release_check(args) -> int:
     try:
         if args.file == "-":
-            text, source = sys.stdin.buffer.read().decode("utf-8"), "<stdin>"
+            data, source = sys.stdin.buffer.read(), "<stdin>"
         else:
-            text, source = Path(args.file).read_text(encoding="utf-8"), args.file
-    except (OSError, UnicodeDecodeError) as error:
+            data, source = Path(args.file).read_bytes(), args.file
+    except OSError as error:
         raise UsageError(f"cannot read {args.file}: {error}") from error
-    decision = decide_release(parse_release_input(text, source=source))
+    decision = decide_release(parse_release_input(decode_release_input(data, source=source), source=source))
     sys.stdout.write(format_release(decision))
     return 0 if decision.release else 1
 

@@ -267,6 +267,18 @@ def test_empty_input(text):
         "[release.empty]"]
 
 
+def test_input_that_is_not_utf8_is_refused_at_its_line_and_column(tmp_path, capsys):
+    from sitegen.cli import main
+
+    path = tmp_path / "release.txt"
+    path.write_bytes(make_input("0 0 0", ONE_ANSWER, GOOD_RESULTS).replace("class object", "cl\u00e5ss object").encode("utf-8")
+                     .replace("cl\u00e5ss".encode("utf-8"), b"cl\xe5ss"))
+    code = main(["release-check", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert err == f"{path}:4:15: error: the input is not valid UTF-8 [release.encoding]\n"
+
+
 def test_missing_thresholds_line():
     text = "\n" + "\n".join([*ONE_ANSWER, "RESULTS", *GOOD_RESULTS])
     assert diagnostics_of(text) == [

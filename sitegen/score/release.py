@@ -138,6 +138,18 @@ class _Collector:
         self.diagnostics.append(Diagnostic(self.source, line, None, None, message, f"release.{kind}"))
 
 
+def decode_release_input(data: bytes, *, source: str = "<stdin>") -> str:
+    """The input's text; bytes that are not UTF-8 are refused at their line and column (counted in characters)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        start = data.rfind(b"\n", 0, error.start) + 1
+        line = data.count(b"\n", 0, error.start) + 1
+        column = len(data[start : error.start].decode("utf-8", "replace")) + 1
+        raise ReleaseInputError([Diagnostic(source, line, column, None, "the input is not valid UTF-8",
+                                            "release.encoding")]) from None
+
+
 def parse_release_input(text: str, *, source: str = "<stdin>") -> ReleaseInput:
     """Read the whole input and report every malformed line at once, so one fix-and-retry round suffices."""
     problems = _Collector(source)
