@@ -447,6 +447,25 @@ def test_a_records_file_published_under_an_exports_name_is_refused_at_that_name_
     assert "Traceback" not in err and not out.exists()
 
 
+# the names the build itself gives files under downloads/ beside the exports: the run metadata folder, the publication
+# log with its stored SHA256SUMS, the signature and the key it is checked with; any case, as a file system may ignore it
+@pytest.mark.parametrize("name", ["metadata", "Metadata", "publications", "publications.jsonl", "SHA256SUMS.sig", "allowed_signers"])
+def test_a_records_file_published_under_a_name_the_build_writes_is_refused_at_that_name(tmp_path, capsys, name):
+    records = tmp_path / "records"
+    shutil.copytree(RECORDS, records)
+    config = json.loads((records / "sitegen.json").read_text(encoding="utf-8"))
+    config["publish"][1]["name"] = name
+    (records / "sitegen.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    out = tmp_path / "site"
+    assert main(["build", "--records", str(records), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    row = next(i for i, line in enumerate((records / "sitegen.json").read_text(encoding="utf-8").splitlines(), 1)
+               if f'"{name}"' in line)
+    assert err.startswith(f"{records / 'sitegen.json'}:{row}:") and ": /publish/1/name: error: " in err, err
+    assert err.rstrip().endswith("[publish.reserved-name]") and len(err.splitlines()) == 1, err
+    assert "Traceback" not in err and not out.exists()
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_method_page_lists_the_records_files_and_the_downloads_page_keeps_them_apart_from_the_exports(site, checked, lang):
     records_files = sorted(name for name, _ in _records_files(checked))

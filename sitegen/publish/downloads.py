@@ -11,7 +11,7 @@ from sitegen.core import model as m
 from sitegen.core.errors import Diagnostic, PublicationError
 from sitegen.core.files import framed, read_framed, replace_quietly
 from sitegen.load.jsonread import escape_pointer, parse_json
-from sitegen.publish.metadata import FOLDER, public_metadata
+from sitegen.publish.metadata import public_metadata
 
 
 @dataclass(frozen=True)
@@ -84,10 +84,6 @@ def collect_downloads(records: m.Records, clean: CleanFiles | None = None) -> tu
         source = records.files.get(published.record)
         if source is None:
             problems.append(Diagnostic(published.record, None, None, None, "published record was not loaded", "publish.unknown-record"))
-            continue
-        if published.name == FOLDER:
-            problems.append(Diagnostic(published.record, None, None, None, f'"{FOLDER}" is the downloads folder of the run '
-                                       "metadata; publish this record under another name", "publish.reserved-name"))
             continue
         if clean is None or not clean.known(source.sha256, internal, hidden):
             refused = _refusals(published.record, source, internal, hidden)
