@@ -404,6 +404,19 @@ def test_only_http_and_https_addresses_are_read(capsys):
     assert capsys.readouterr().err.rstrip().endswith("[verify.scheme]")
 
 
+@pytest.mark.parametrize("address, says", [
+    ("http://[::1/", "Invalid IPv6 URL"),
+    ("https://127.0.0.1:99999/", "Port out of range"),
+    ("http://127.0.0.1:port/", "Port could not be cast"),
+    ("http://reader:secret@127.0.0.1:9/", "without a user name or password"),
+])
+def test_an_address_that_cannot_be_taken_apart_is_refused_as_such_before_any_request(capsys, address, says):
+    assert main(["verify", address, "--timeout", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.startswith(f"{address}: error: ") and says in err, err
+    assert err.rstrip().endswith("[verify.address]") and len(err.splitlines()) == 1, err
+
+
 # --- the comparison names every difference, not only the first -----------------------------------------------------
 
 

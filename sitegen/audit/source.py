@@ -168,9 +168,15 @@ def locate(given: str, *, sums: str, marker: str, downloads: str, timeout: float
     """The downloads folder and the site of what the reader named: a downloads folder or a site folder, or an address of
     either (http or https); raise UnreadableError when it is none of these."""
     if _URL.match(given):
-        parts = urllib.parse.urlsplit(given)
+        try:
+            parts = urllib.parse.urlsplit(given)
+            parts.port  # noqa: B018 (read for its check: a port that is not a number from 0 to 65535 raises)
+        except ValueError as exc:  # an unclosed [ of an IPv6 host, say
+            raise unreadable(given, f"not an address that can be read: {exc}", "verify.address") from None
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise unreadable(given, "only http:// and https:// addresses can be read", "verify.scheme")
+        if parts.username is not None or parts.password is not None:  # never sent: it would be taken as part of the host
+            raise unreadable(given, "name the site's address without a user name or password", "verify.address")
         if parts.query or parts.fragment:
             raise unreadable(given, "name the site's address without a query or fragment", "verify.scheme")
         path = parts.path if parts.path.endswith("/") else parts.path + "/"
