@@ -12,6 +12,7 @@ from typing import Callable
 
 from sitegen.build import build_site, check_out
 from sitegen.core.errors import ServeError, SitegenError
+from sitegen.publish.site import is_site
 from sitegen.render.environment import CONTENT_SECURITY_POLICY
 
 
@@ -42,8 +43,10 @@ def serve(records_dir: Path, out: Path, *, port: int, log: Callable[[str], None]
     check_out(out, records_dir=records_dir)
     server = bind(port, out)
     try:
-        if not rebuild(records_dir, out, log) and not out.is_dir():
-            raise ServeError("the first build failed; nothing to serve")
+        if is_site(out):
+            rebuild(records_dir, out, log)  # a failed build leaves the site there to serve
+        else:  # nothing to fall back on: the records' problems end the command as they end a build (exit 2)
+            log(f"built {build_site(records_dir, out).pages} pages")
         _serve_until_stopped(server, records_dir, out, log, poll_seconds, stop or threading.Event())
     finally:
         server.server_close()

@@ -71,6 +71,23 @@ def test_serve_takes_the_port_before_building_and_names_it_when_it_is_in_use(tmp
     assert lines == [] and not out.exists(), "nothing was built"
 
 
+def test_bad_records_at_the_first_build_are_refused_as_build_refuses_them_with_nothing_served(tmp_path, capsys):
+    """No site to fall back on: the records' problems end the command, exit 2 as for build, and no line claims a
+    previous site is still served."""
+    from sitegen.cli import main
+
+    records = tmp_path / "records"
+    shutil.copytree(SMALL, records)
+    cases = records / "cases.json"
+    cases.write_text(cases.read_text(encoding="utf-8").replace('"pairs": []', '"pairs": [,]'), encoding="utf-8")
+    code = main(["serve", "--records", str(records), "--out", str(tmp_path / "site"), "--port", "0"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.splitlines() and all(line.startswith(f"{cases}:") for line in err.splitlines()), err
+    assert "[json.syntax]" in err and "previous site" not in err and "serving" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records"]
+
+
 def test_serve_refuses_a_port_number_beyond_65535_as_a_typed_error(tmp_path):
     with pytest.raises(ServeError) as caught:
         serve(SMALL, tmp_path / "site", port=99999, log=[].append, stop=threading.Event())

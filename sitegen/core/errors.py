@@ -112,7 +112,7 @@ class CacheError(SitegenError):
 
 
 class ServeError(SitegenError):
-    """The site cannot be served: the address cannot be taken, or the first build left nothing to serve."""
+    """The site cannot be served: the address cannot be taken."""
 
 
 def did_you_mean(key: str, candidates) -> str:
