@@ -27,6 +27,7 @@ from sitegen.score.verify import score_into_record
 
 DEFAULT_RECORDS = "records"
 DEFAULT_OUT = "site"
+MAX_JOBS = 256  # worker processes; more only compete for the cores, each with its own copy of what it touches
 
 
 class _Parser(argparse.ArgumentParser):
@@ -48,8 +49,8 @@ def _records_arg(parser: argparse.ArgumentParser) -> None:
 
 
 def _jobs_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--jobs", "-j", type=_worker_count, default=1, metavar="N",
-                        help="worker processes to use, at least 1 (default: 1); results are identical for any N")
+    parser.add_argument("--jobs", "-j", type=lambda text: _count(text, MAX_JOBS), default=1, metavar="N",
+                        help=f"worker processes to use, 1 to {MAX_JOBS} (default: 1); results are identical for any N")
 
 
 def _whole_number(text: str) -> int:
@@ -59,15 +60,12 @@ def _whole_number(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
 
 
-def _worker_count(text: str) -> int:
-    """--jobs N: one process or more."""
+def _count(text: str, most: int | None = None) -> int:
+    """--detail-runs K: one or more; --jobs N: 1 to MAX_JOBS, each a process forked before any work is handed out."""
     value = _whole_number(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    if value < 1 or most is not None and value > most:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}" if value < 1 else f"must be at most {most}, not {value}")
     return value
-
-
-_run_count = _worker_count  # --detail-runs K: one run or more
 
 
 def _port(text: str) -> int:
@@ -107,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
         "keep rendered pages in DIR (outside the site and the records) by the digest of what each is made of, so a "
         "rebuild renders only pages whose inputs changed and stops at once when nothing did; same bytes as without; "
         "what a build did not use is deleted after it"))
-    p.add_argument("--detail-runs", type=_run_count, default=None, metavar="K", help=(
+    p.add_argument("--detail-runs", type=_count, default=None, metavar="K", help=(
         "give each case version a page per run for its newest K runs only; older runs are summarised on the case page "
         "(states per repetition) and their answers stay in the downloads (default: every run)"))
     _jobs_arg(p)
@@ -213,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Exit 0 when all checks pass, 1 naming every difference, 2 when the publication cannot be read."))
     p.add_argument("source", metavar="DIR|URL", help="a downloads folder or site folder, or the site's http(s) address")
     p.add_argument("--pages", action="store_true", help="also rebuild the site from the downloads alone and compare every page byte for byte")
-    p.add_argument("--detail-runs", type=_run_count, default=None, metavar="K", help=(
+    p.add_argument("--detail-runs", type=_count, default=None, metavar="K", help=(
         "with --pages: rebuild as `sitegen build --detail-runs K` built the site (its case pages say for how many runs "
         "they show answers against the key; default: every run)"))
     p.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")

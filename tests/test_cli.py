@@ -123,6 +123,10 @@ def test_usage_errors_exit_2_with_a_message_and_no_traceback(capsys, argv):
     (["build", "-j", "two"], "argument --jobs/-j: not a whole number: 'two'"),
     (["score", "--all", "-j", "-3"], "argument --jobs/-j: must be at least 1, not -3"),
     (["score", "r1", "--jobs", "0"], "argument --jobs/-j: must be at least 1, not 0"),
+    # a worker process is forked per job before any work is handed out: a billion would never end forking
+    (["build", "--jobs", "1000000000"], "argument --jobs/-j: must be at most 256, not 1000000000"),
+    (["score", "--all", "-j", "257"], "argument --jobs/-j: must be at most 256, not 257"),
+    (["verify", "x", "-j", str(10**30)], f"argument --jobs/-j: must be at most 256, not {10**30}"),
     (["score", "--all", "r1"], "argument RUN: not allowed with argument --all"),
     (["score", "r1", "--all"], "argument --all: not allowed with argument RUN"),
     (["serve", "--port", "99999"], "argument --port: must be a port from 1 to 65535"),
