@@ -331,6 +331,33 @@ def test_entry_new_refuses_an_existing_file_as_bad_input(capsys, tmp_path):
     assert _run(capsys, *argv, "--slug", "scorer-7-again")[0] == 0
 
 
+def test_entry_new_refuses_a_records_folder_that_is_not_there_instead_of_making_it(capsys, tmp_path):
+    """A mistyped --records is refused as every command that reads records refuses it, not made with a changelog in it."""
+    argv = ["entry", "new", "--category", "test-cases", "--date", "2026-10-01", "--records"]
+    code, out, err = _run(capsys, *argv, str(tmp_path / "recrods"))
+    assert code == 2 and out == ""
+    found = ENTRY_REFUSAL.match(err.strip())
+    assert found and found["place"] == "--records" and found["code"] == "entry.no-records" and "recrods" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ["records", "changelog"])
+def test_entry_new_refuses_a_file_where_a_folder_belongs_as_bad_input(capsys, tmp_path, kind):
+    records = tmp_path / "records"
+    if kind == "records":
+        records.write_text("not a folder\n", encoding="utf-8")
+    else:
+        records.mkdir()
+        (records / "changelog").write_text("not a folder\n", encoding="utf-8")
+    code, out, err = _run(capsys, "entry", "new", "--category", "test-cases", "--date", "2026-10-01", "--records", str(records))
+    assert code == 2 and out == "" and "Traceback" not in err
+    found = ENTRY_REFUSAL.match(err.strip())
+    assert found, err
+    assert (found["place"], found["code"]) == (("--records", "entry.no-records") if kind == "records" else
+                                               (str(records / "changelog"), "entry.not-a-folder"))
+    assert sorted(p.name for p in tmp_path.rglob("*")) == (["records"] if kind == "records" else ["changelog", "records"])
+
+
 def test_entry_new_help_names_the_folder_it_writes_as_the_one_of_records(capsys):
     code, out, _ = _run(capsys, "entry", "new", "--help")
     assert code == 0

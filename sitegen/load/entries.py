@@ -267,10 +267,11 @@ def create_entry(
         _refused_value("--date", "date", date),
         _refused_value("--source", "source", source),
         Diagnostic(named_by, None, None, None, unsafe, "entry.bad-name") if unsafe is not None else None,
+        _refused_folder(folder),
     ) if problem is not None]
     if problems:
         raise EntryError(problems)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(exist_ok=True)
     target = folder / f"{stem}.md"
     text = render_entry(category=category, explains=explains, date=date, source=source)
     try:
@@ -280,6 +281,18 @@ def create_entry(
                                            "an entry of that name already exists; edit it, or name another with --slug",
                                            "entry.exists")]) from None
     return target
+
+
+def _refused_folder(folder: Path) -> Diagnostic | None:
+    """Why the entry cannot go into `folder`, the changelog folder of the records: the records folder is not there (a
+    mistyped --records is refused, never made), or something other than a folder has the changelog's name."""
+    if not folder.parent.is_dir():
+        said = "what is there is not a folder" if folder.parent.exists() else "nothing is there"
+        return Diagnostic("--records", None, None, None, f'no records folder at "{folder.parent}": {said}', "entry.no-records")
+    if folder.exists() and not folder.is_dir():
+        return Diagnostic(str(folder), None, None, None, "not a folder: the changelog folder of the records holds the entries",
+                          "entry.not-a-folder")
+    return None
 
 
 def _refused_value(option: str, field: str, value: str | None) -> Diagnostic | None:
