@@ -49,6 +49,18 @@ def test_seed_example_byte_for_byte():
     assert format_release(decide_release(parse_release_input(text))) == expected
 
 
+def test_a_byte_order_mark_before_thresholds_is_not_part_of_the_first_line(tmp_path, capsys):
+    # an editor on Windows may save the file with one: the first line is still THRESHOLDS, as the reader sees it
+    from sitegen.cli import main
+
+    path = tmp_path / "release.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + (DATA / "seed-example.txt").read_bytes())
+    code = main(["release-check", str(path)])
+    out, err = capsys.readouterr()
+    assert (out, err) == ((DATA / "seed-example.out").read_bytes().decode("utf-8"), "")
+    assert code == 1  # the seed example blocks
+
+
 def test_seed_example_scores_are_exact_fractions():
     decision = decide_release(parse_release_input((DATA / "seed-example.txt").read_text(encoding="utf-8")))
     assert (decision.old.correctness, decision.old.citation, decision.old.refusal) == (

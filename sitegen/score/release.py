@@ -10,6 +10,7 @@ Input (one record per line, tokens separated by runs of spaces or tabs)::
 
 Choices this module makes where the task leaves them open:
 
+- The input is UTF-8; a byte order mark before the first line is ignored.
 - Lines are split on "\\n" only and numbered from 1. Leading and trailing spaces,
   tabs and a carriage return are ignored on every line; lines that are empty
   after that are skipped anywhere in the input.
@@ -139,9 +140,10 @@ class _Collector:
 
 
 def decode_release_input(data: bytes, *, source: str = "<stdin>") -> str:
-    """The input's text; bytes that are not UTF-8 are refused at their line and column (counted in characters)."""
+    """The input's text without a leading byte order mark (an editor's, not part of the first line); bytes that are not
+    UTF-8 are refused at their line and column (counted in characters)."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
         start = data.rfind(b"\n", 0, error.start) + 1
         line = data.count(b"\n", 0, error.start) + 1
