@@ -61,6 +61,26 @@ def test_build_check_and_score_report_the_results_record_beside_records_that_do_
     assert (root / "results.json").read_bytes() == before, "nothing written"
 
 
+@pytest.mark.parametrize("command", [["score", "--all"], ["score", "--all", "--seal"], ["score", "2026-09-16-release"]])
+@pytest.mark.parametrize("broken, line, code", [
+    (lambda text: text.replace('"format": "sitegen.results/1"', '"format": 7'), 2, "record.value"),
+    (lambda text: text[:100], 7, "json.syntax"),
+])
+def test_score_places_a_results_record_broken_in_itself_at_its_path_in_the_records(tmp_path, capsys, command, broken, line,
+                                                                                   code):
+    """Records that load beside a broken results record: the diagnostic names records/results.json, not a bare name the
+    reader would look for in the working folder."""
+    root = tmp_path / "records"
+    shutil.copytree(RECORDS, root)
+    (root / "results.json").write_text(broken((root / "results.json").read_text(encoding="utf-8")), encoding="utf-8")
+    before = (root / "results.json").read_bytes()
+    code_ = main([*command, "--records", str(root)])
+    err = capsys.readouterr().err
+    assert code_ == 2 and "Traceback" not in err
+    assert err.startswith(f"{root / 'results.json'}:{line}:") and f"[{code}]" in err, err
+    assert (root / "results.json").read_bytes() == before, "nothing written"
+
+
 def test_one_pass_verifies_and_compares_with_one_observation_of_each_run(records, recorded, monkeypatch):
     judged = []  # (run, the case versions judged) each time a run is judged: a part of its case versions at a time
     real = parts.judge_run

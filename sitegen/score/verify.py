@@ -318,7 +318,7 @@ def score_into_record(records: m.Records, root, *, run_ids: tuple[str, ...] | No
         # record's bytes are checked against those, no run unpacked or laid out again
         if writes_as(fresh, source.data):
             return ScoreReport(tuple(f"{run_id}: {_summary(*fresh.head(run_id))} (reproduces the record; sealed)" for run_id in run_ids))
-    recorded = read_results(source.data) if source is not None else {}
+    recorded = read_results(source.data, path=source.path) if source is not None else {}
     lines: list[str] = []
     problems: list[Diagnostic] = []
     seal_changes: dict[str, tuple[SealChange, ...]] = {}
