@@ -406,6 +406,22 @@ def test_a_number_of_5000_digits_is_a_located_syntax_error(tmp_path):
     assert (found.code, found.line) == ("json.syntax", text[: text.index('"repetitions": 2')].count("\n") + 1)
 
 
+@pytest.mark.parametrize("name, old, new", [
+    # found by the fuzz campaign (seed 4242): a setup doubled into a key of its own, then the file cut short
+    ("setups.json", '"setups": [', '"x": {"merge": true, "merge": false}, "setups": ['),
+    ("answers.json", '"rerun": null', '"rerun": {"status": "completed", "status": "crashed"}'),
+])
+@pytest.mark.parametrize("cut", ["[", "NaN"])
+def test_a_duplicate_key_in_a_file_malformed_after_it_is_the_syntax_error_not_a_traceback(tmp_path, capsys, name, old, new, cut):
+    root = copy_small(tmp_path)
+    text = replace_text(root, name, old, new)
+    broken = (root / name).read_text("utf-8")
+    (root / name).write_text(broken[: broken.index(new) + len(new)] + cut, "utf-8")
+    (found,) = [d for d in problems(root) if d.path.endswith(name)]
+    assert found.code == "json.syntax" and found.line == text[: text.index(old)].count("\n") + 1
+    assert any(l.endswith("[json.syntax]") for l in build_lines(root, tmp_path, capsys))
+
+
 _BUILD_IN_A_CHILD = "import sys; from sitegen.cli import main; sys.exit(main(['build', '--records', sys.argv[1], '--out', sys.argv[2]]))"
 
 

@@ -143,16 +143,11 @@ def parse_json(path: str, data: bytes) -> tuple[JsonText | None, list[Diagnostic
     if text.startswith("\ufeff"):
         return None, [Diagnostic(path, 1, 1, None, "file starts with a byte order mark; save it as UTF-8 without BOM", "json.encoding")]
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_refuse_constant)
-    except RecursionError:  # brackets that never close, too many for the parser to reach the end and say so
-        return None, [_too_deep(path, text)]
-    except _Duplicate:
-        return None, _find_duplicates(path, text)
-    except json.JSONDecodeError as exc:
-        return None, [Diagnostic(path, exc.lineno, exc.colno, None, f"malformed JSON: {exc.msg}", "json.syntax")]
-    except ValueError as exc:
-        line, column = _locate_constant(text)
-        return None, [Diagnostic(path, line, column, None, f"malformed JSON: {exc}", "json.syntax")]
+        value, problems = _syntax(path, text, _no_duplicates)
+    except _Duplicate:  # the scanner that places duplicates reads valid JSON only: a later syntax error is said instead
+        return None, _syntax(path, text, None)[1] or _find_duplicates(path, text)
+    if problems:
+        return None, problems
     if not shallow(value):  # the walkers that place problems recurse once per level
         return None, [_too_deep(path, text)]
     doc = JsonText(path, text, value)
@@ -175,6 +170,19 @@ def _locate_constant(text: str) -> tuple[int | None, int | None]:
 def _line_col(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _syntax(path: str, text: str, pairs) -> tuple[object, list[Diagnostic]]:
+    """The text's value (objects made by `pairs`), or where its syntax fails: NaN and Infinity are refused too."""
+    try:
+        return json.loads(text, object_pairs_hook=pairs, parse_constant=_refuse_constant), []
+    except RecursionError:  # brackets that never close, too many for the parser to reach the end and say so
+        return None, [_too_deep(path, text)]
+    except json.JSONDecodeError as exc:
+        return None, [Diagnostic(path, exc.lineno, exc.colno, None, f"malformed JSON: {exc.msg}", "json.syntax")]
+    except ValueError as exc:
+        line, column = _locate_constant(text)
+        return None, [Diagnostic(path, line, column, None, f"malformed JSON: {exc}", "json.syntax")]
 
 
 def _find_duplicates(path: str, text: str) -> list[Diagnostic]:
