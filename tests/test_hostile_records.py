@@ -317,6 +317,17 @@ def test_a_publish_name_the_site_or_a_file_system_would_refuse_is_refused_at_loa
     assert found.line is not None
 
 
+def test_two_publish_names_that_differ_only_in_case_are_refused_at_both(tmp_path):
+    """On a file system that ignores case (macOS, Windows) they are one file, and a downloaded copy of the site fails
+    its SHA256SUMS."""
+    root = copy_small(tmp_path)
+    edit(root, "sitegen.json", lambda v: v["publish"][1].update(name=v["publish"][0]["name"].upper()))
+    found = problems(root)
+    assert [(d.path, d.pointer, d.code) for d in found] == [(str(root / "sitegen.json"), f"/publish/{i}/name", "record.duplicate-id")
+                                                           for i in (0, 1)]
+    assert all(d.line is not None and "case" in d.message for d in found)
+
+
 @pytest.mark.parametrize("name", ["consolidated.json", "nullable", "com10", "lpt", "schemas.json", "index"])
 def test_names_that_only_resemble_reserved_ones_are_published(tmp_path, name):
     root = copy_small(tmp_path)

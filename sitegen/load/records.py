@@ -180,10 +180,11 @@ def _config(doc: JsonText, root: Path, out: Collector) -> m.Config:
             out.at(doc, "/title", f'no title for language "{language}"', "record.missing-field")
     if v["default_language"] not in v["languages"]:
         out.at(doc, "/default_language", f'"{v["default_language"]}" is not among the languages', "record.value")
-    names = Counter(p["name"] for p in v["publish"])
+    names = Counter(p["name"].casefold() for p in v["publish"])  # one file where the file system ignores case
     for index, p in enumerate(v["publish"]):
-        if names[p["name"]] > 1:
-            out.at(doc, f"/publish/{index}/name", f'"{p["name"]}" is published twice', "record.duplicate-id")
+        if names[p["name"].casefold()] > 1:
+            out.at(doc, f"/publish/{index}/name", f'"{p["name"]}" is published twice (names are compared ignoring case, '
+                   "as many file systems compare them)", "record.duplicate-id")
     return m.Config(
         title=MappingProxyType(dict(v["title"])),
         base_url=v["base_url"],
