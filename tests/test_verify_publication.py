@@ -7,6 +7,7 @@ import json
 import shutil
 import socket
 import threading
+import time
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -377,6 +378,30 @@ def test_a_server_that_does_not_answer_is_exit_2_after_the_timeout(capsys, no_pr
         code = main(["verify", url, "--timeout", "0.5"])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith(f"{url}downloads/SHA256SUMS: error: cannot read it: ") and "[verify.unreadable]" in err
+
+
+def test_a_server_that_sends_a_byte_now_and_then_is_exit_2_once_the_file_comes_too_slowly(capsys, tmp_path, no_proxy):
+    # every byte comes well within the timeout of one read, so only the file's rate can end it: never a hang
+    class Trickle(_Quiet):
+        def do_GET(self):
+            try:
+                self.send_response(200)
+                self.send_header("Content-Length", "100000")
+                self.end_headers()
+                for _ in range(100000):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(0.05)
+            except OSError:  # the reader hung up, as it should
+                pass
+
+    with served(tmp_path, Trickle) as url:
+        started = time.monotonic()
+        code = main(["verify", url, "--timeout", "0.5"])
+        took = time.monotonic() - started
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"{url}downloads/SHA256SUMS: error: the server sends the file at fewer than ")
+    assert "[verify.too-slow]" in err and took < 60
 
 
 def test_a_redirect_off_the_host_is_not_followed(capsys, tmp_path, no_proxy):

@@ -1,7 +1,8 @@
 """Reads a publication, from a folder or over HTTP, into a private snapshot, so every check sees the very same bytes.
 
-Over HTTP only the standard library is used: a timeout on every request, no redirect to another scheme, host or port,
-and a size limit on every file (SHA256SUMS smaller still), so a hostile address can neither hang nor flood the reader.
+Over HTTP only the standard library is used: a timeout on every request, a slowest rate every file must keep to once
+that timeout has passed, no redirect to another scheme, host or port, and a size limit on every file (SHA256SUMS smaller
+still), so a hostile address can neither hang (not even by sending a byte now and then) nor flood the reader.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import hashlib
 import http.client
 import io
 import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -23,6 +25,7 @@ TIMEOUT = 30.0  # seconds for one request to answer or to send more of a file
 SUMS_LIMIT = 16 * 2**20  # SHA256SUMS: a line per file
 FILE_LIMIT = 8 * 2**30  # any other file: the largest records of a large publication are a few hundred megabytes
 CHUNK = 2**20
+SLOWEST = 16 * 2**10  # bytes a second a file must come at, on average, once the timeout has passed since it was asked for
 GONE = (404, 410)  # a file the server does not have: missing, not unreadable
 
 
@@ -127,7 +130,7 @@ class HttpReader:
                 length = response.headers.get("Content-Length")
                 if length is not None and length.isdigit() and int(length) > limit:
                     raise unreadable(url, f"the server announces {length} bytes, over the limit of {limit}", "verify.too-large")
-                return _copy(response, out, limit=limit, shown=url)
+                return _copy(response, out, limit=limit, shown=url, timeout=self.timeout)
         except urllib.error.HTTPError as exc:
             if exc.code in GONE:
                 return None
@@ -139,14 +142,20 @@ class HttpReader:
             raise unreadable(url, f"cannot read it: {reason}") from None
 
 
-def _copy(file, out, *, limit: int, shown: str) -> Copied:
-    """Copy a readable stream to `out` a chunk at a time, hashing what is written; refuse more than `limit` bytes."""
+def _copy(file, out, *, limit: int, shown: str, timeout: float | None = None) -> Copied:
+    """Copy a readable stream to `out` as it comes, hashing what is written; refuse more than `limit` bytes and, with
+    `timeout`, a file still coming `timeout` seconds after it was asked for at fewer than SLOWEST bytes a second on average
+    (each read takes what has arrived, so a server sending a byte now and then is caught between two of them)."""
     digest = hashlib.sha256()
     size = 0
-    while chunk := file.read(CHUNK):
+    started = time.monotonic()
+    while chunk := file.read1(CHUNK):
         size += len(chunk)
         if size > limit:
             raise unreadable(shown, f"the file is larger than the limit of {limit} bytes", "verify.too-large")
+        if timeout is not None and time.monotonic() - started > timeout + size / SLOWEST:
+            raise unreadable(shown, f"the server sends the file at fewer than {SLOWEST} bytes a second ({size} bytes in "
+                             f"{time.monotonic() - started:.1f} s)", "verify.too-slow")
         digest.update(chunk)
         out.write(chunk)
     return Copied(digest.hexdigest(), size)
