@@ -382,23 +382,37 @@ def test_a_server_that_does_not_answer_is_exit_2_after_the_timeout(capsys, no_pr
 
 def test_a_server_that_sends_a_byte_now_and_then_is_exit_2_once_the_file_comes_too_slowly(capsys, tmp_path, no_proxy):
     # every byte comes well within the timeout of one read, so only the file's rate can end it: never a hang
+    ended = threading.Event()  # the handler's thread outlives the server: waited for, so it prints nothing into later tests
+
     class Trickle(_Quiet):
         def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            for _ in range(100000):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.05)
+
+        def handle(self):
             try:
-                self.send_response(200)
-                self.send_header("Content-Length", "100000")
-                self.end_headers()
-                for _ in range(100000):
-                    self.wfile.write(b"x")
-                    self.wfile.flush()
-                    time.sleep(0.05)
+                super().handle()
             except OSError:  # the reader hung up, as it should
+                pass
+            finally:
+                ended.set()
+
+        def finish(self):
+            try:
+                super().finish()
+            except OSError:
                 pass
 
     with served(tmp_path, Trickle) as url:
         started = time.monotonic()
         code = main(["verify", url, "--timeout", "0.5"])
         took = time.monotonic() - started
+    assert ended.wait(30)
     err = capsys.readouterr().err
     assert code == 2 and err.startswith(f"{url}downloads/SHA256SUMS: error: the server sends the file at fewer than ")
     assert "[verify.too-slow]" in err and took < 60
